@@ -1,0 +1,5 @@
+"""``python -m ortrex``."""
+
+from ortrex.cli import main
+
+raise SystemExit(main())

@@ -1,0 +1,337 @@
+"""The ``ortrex`` command line: one sub-command per user job; the work happens elsewhere."""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import sys
+import tempfile
+from enum import StrEnum
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.table import Table
+
+from ortrex import __version__
+from ortrex.ir.formats import FORMATS, ModelFileError, UnsupportedModelError, read_model
+from ortrex.store import Store, StoreError, resolve_db
+
+app = typer.Typer(
+    name="ortrex",
+    help="ortrex: a corpus engine for Operations Research language models.",
+    no_args_is_help=True,
+    pretty_exceptions_enable=False,
+    add_completion=False,
+)
+
+DbOption = Annotated[Path | None, typer.Option(
+    "--db", envvar="ORTREX_DB", help="Store file (default ./ortrex.duckdb).", show_default=False)]
+
+
+class UsageError(Exception):
+    """Bad command-line input that click cannot see (one line, exit 2)."""
+
+
+USER_ERRORS = (ModelFileError, UnsupportedModelError, StoreError, UsageError)
+
+
+def _atomic_write(path: Path, data: bytes) -> None:
+    fd, tmp = tempfile.mkstemp(dir=path.parent if str(path.parent) else ".",
+                               prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+_root_db: Path | None = None
+
+
+def _db(db: Path | None) -> Path:
+    """The store path: the sub-command's --db, else the global --db, else $ORTREX_DB/default."""
+    return resolve_db(db or _root_db)
+
+
+@app.callback()
+def _root(
+    db: DbOption = None,
+    debug: Annotated[bool, typer.Option("--debug", help="Show tracebacks on errors.")] = False,
+    version: Annotated[bool, typer.Option("--version", help="Print the version and exit.")] = False,
+) -> None:
+    global _root_db
+    _root_db = db
+    if version:
+        print(f"ortrex {__version__}")
+        raise typer.Exit(0)
+
+
+@app.command()
+def init(db: DbOption = None) -> None:
+    """Create the store (or migrate an older one to the current schema)."""
+    from ortrex.ui import console
+
+    path = _db(db)
+    existed = path.exists()
+    with Store(path, create=True) as store:
+        counts = store.counts()
+        console.print(f"{'opened' if existed else 'created'} store [bold]{path}[/] "
+                      f"(schema v{store.schema_version}, {sum(counts.values())} rows)")
+
+
+@app.command("import-lp")
+def import_lp(
+    files: Annotated[list[Path] | None, typer.Argument(
+        help="LP / MPS / JSON files or folders; default: the shared bench4opt reference LPs.",
+        show_default=False)] = None,
+    db: DbOption = None,
+    family: Annotated[str | None, typer.Option(help="Family label for the instances.")] = None,
+    solve: Annotated[bool, typer.Option("--solve", help="Verify each instance with HiGHS.")]
+    = False,
+    skip_bad: Annotated[bool, typer.Option(
+        "--skip-bad", help="Skip unreadable files (counted) instead of stopping.")] = False,
+    workers: Annotated[int, typer.Option(min=1, help="Worker processes.")] = 1,
+) -> None:
+    """Import model files as instances, with file provenance as lineage."""
+    from ortrex.engine.importer import commit_import, prepare_import
+    from ortrex.paths import reference_lp_dirs
+    from ortrex.ui import console, stages
+
+    paths: list[Path] = list(files or [])
+    if not paths:
+        paths = reference_lp_dirs()
+        if not paths:
+            raise UsageError("no FILES given and the shared reference LPs were not found "
+                             "(set ORTREX_BENCHMARKS to the benchmarks folder)")
+    path = _db(db)
+    # An existing store is opened first (a lock or a bad file stops us before any work); a new
+    # one is created only once every input has parsed, so bad input leaves nothing behind.
+    store = Store(path) if path.exists() else None
+    try:
+        with stages({"parse": "files", "solve": "instances"}) as (on_stage, tick):
+            prep = prepare_import(paths, family=family, solve=solve, skip_bad=skip_bad,
+                                  workers=workers, progress=tick, on_stage=on_stage)
+        if store is None:
+            store = Store(path, create=True)
+        report = commit_import(store, prep)
+        console.print(_import_table(report, path))
+        for line in report.skipped:
+            console.print(f"[yellow]skipped[/] {line}")
+    finally:
+        if store is not None:
+            store.close()
+
+
+def _import_table(report: object, path: Path) -> Table:
+    from ortrex.engine.importer import ImportReport
+
+    assert isinstance(report, ImportReport)
+    t = Table(title=f"import into {path}", show_header=False)
+    t.add_column("what")
+    t.add_column("count", justify="right")
+    rows = [
+        ("files read", report.files),
+        ("files imported", report.imported),
+        ("files skipped", len(report.skipped)),
+        ("distinct instances", report.imported - report.duplicate_files),
+        ("  new in the store", report.new_instances),
+        ("  already stored", report.known_instances),
+        ("files repeating an instance", report.duplicate_files),
+        ("structural groups", report.structural_groups),
+        ("formulation groups", report.formulation_groups),
+    ]
+    rows += [(f"class {k} (files)", v) for k, v in sorted(report.classes.items())]
+    rows += [(f"HiGHS {k}", v) for k, v in sorted(report.statuses.items())]
+    rows.append(("seconds", f"{report.seconds:.2f}"))
+    for what, count in rows:
+        t.add_row(what, str(count))
+    return t
+
+
+class SolverName(StrEnum):
+    """Solvers available to ``ortrex solve``."""
+
+    highs = "highs"
+    gurobi = "gurobi"
+
+
+@app.command("solve")
+def solve_cmd(
+    file: Annotated[Path, typer.Argument(help="Model file (LP, MPS or JSON).")],
+    solver: Annotated[SolverName, typer.Option(help="Solver.")] = SolverName.highs,
+    time_limit: Annotated[float | None, typer.Option(min=0.0, help="Seconds.")] = None,
+    fmt: Annotated[str | None, typer.Option("--format", help=f"One of {', '.join(FORMATS)}; "
+                                            "default: from the file name.")] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
+) -> None:
+    """Solve a model file and print status, objective and time."""
+    from ortrex.ui import console
+    from ortrex.verifiers.solvers import solve
+
+    if fmt is not None and fmt not in FORMATS:
+        raise UsageError(f"unknown --format {fmt!r}; expected one of {', '.join(FORMATS)}")
+    model = read_model(file, fmt)
+    result = solve(model, solver.value, time_limit=time_limit)
+    s = model.stats()
+    if as_json:
+        print(json.dumps({"file": str(file), **result.to_dict(), "class": s.problem_class,
+                          "n_vars": s.n_vars, "n_rows": s.n_rows, "nnz": s.nnz}))
+        return
+    t = Table(show_header=False, title=str(file))
+    t.add_column("field")
+    t.add_column("value")
+    for k, v in [("model", f"{model.name} ({s.problem_class}, {model.sense.value})"),
+                 ("size", f"{s.n_vars} vars, {s.n_rows} rows, {s.nnz} nonzeros"),
+                 ("solver", f"{result.solver} {result.solver_version}"),
+                 ("status", result.status.value),
+                 ("objective", "" if result.objective is None else repr(result.objective)),
+                 ("time", f"{result.runtime_s:.3f} s")] + (
+                     [("message", result.message)] if result.message else []):
+        t.add_row(k, v)
+    console.print(t)
+
+
+class OutFormat(StrEnum):
+    """Output formats of ``ortrex sql``."""
+
+    table = "table"
+    csv = "csv"
+    json = "json"
+    parquet = "parquet"
+
+
+@app.command("sql")
+def sql_cmd(
+    query: Annotated[str, typer.Argument(help="A SQL query over the store's tables.")],
+    db: DbOption = None,
+    fmt: Annotated[OutFormat, typer.Option("--format", help="Output format.")] = OutFormat.table,
+    output: Annotated[Path | None, typer.Option(help="Write to this file instead of stdout.")]
+    = None,
+    max_rows: Annotated[int, typer.Option(min=1, help="Rows shown by --format table.")] = 100,
+) -> None:
+    """Run a read-only SQL query; results as a table, CSV, JSON or Parquet."""
+    from ortrex.ui import console, frame_table, printable
+
+    if fmt is OutFormat.parquet and output is None:
+        raise UsageError("--format parquet needs --output FILE")
+    with Store(_db(db), read_only=True) as store:
+        df = store.query(query)
+    if fmt is OutFormat.table:
+        if output is not None:
+            buf = io.StringIO()
+            from rich.console import Console
+
+            Console(file=buf, width=200).print(frame_table(df, max_rows=max_rows))
+            _atomic_write(output, buf.getvalue().encode())
+        else:
+            console.print(frame_table(df, max_rows=max_rows))
+        return
+    if fmt is OutFormat.parquet:
+        buf_b = io.BytesIO()
+        df.write_parquet(buf_b)
+        _atomic_write(output, buf_b.getvalue())  # type: ignore[arg-type]
+        return
+    text = printable(df).write_csv() if fmt is OutFormat.csv else printable(df).write_json()
+    if fmt is OutFormat.json:
+        text += "\n"
+    if output is not None:
+        _atomic_write(output, text.encode())
+    else:
+        sys.stdout.write(text)
+
+
+@app.command("lineage")
+def lineage_cmd(
+    node_id: Annotated[str, typer.Argument(help="A node id (or a unique prefix of one).")],
+    ancestors: Annotated[bool, typer.Option("--ancestors", help="Walk towards sources.")]
+    = False,
+    descendants: Annotated[bool, typer.Option("--descendants", help="Walk towards outputs.")]
+    = False,
+    depth: Annotated[int | None, typer.Option(min=1, help="Maximum number of edges.")] = None,
+    db: DbOption = None,
+    fmt: Annotated[OutFormat, typer.Option("--format", help="table, csv or json.")]
+    = OutFormat.table,
+) -> None:
+    """Show the lineage of a node: its ancestors (default) and/or descendants."""
+    import polars as pl
+
+    from ortrex.store.lineage import node_labels, resolve_node, walk
+    from ortrex.ui import console, frame_table
+
+    if fmt is OutFormat.parquet:
+        raise UsageError("lineage prints table, csv or json")
+    directions = [d for d, on in (("ancestors", ancestors), ("descendants", descendants)) if on]
+    with Store(_db(db), read_only=True) as store:
+        full = resolve_node(store, node_id)
+        frames = [walk(store, full, d, depth).with_columns(direction=pl.lit(d))
+                  for d in directions or ["ancestors"]]
+        df = pl.concat(frames) if len(frames) > 1 else frames[0]
+        labels = node_labels(store, sorted(set(df["parent_id"]) | set(df["child_id"])))
+    if fmt is OutFormat.csv:
+        sys.stdout.write(df.write_csv())
+        return
+    if fmt is OutFormat.json:
+        sys.stdout.write(df.write_json() + "\n")
+        return
+
+    def node(kind: str, nid: str) -> str:
+        label = labels.get(nid)
+        return f"{kind} {nid[:16]}" + (f" ({label})" if label else "")
+
+    view = pl.DataFrame({
+        "direction": df["direction"],
+        "depth": df["depth"],
+        "parent": [node(k, i) for k, i in zip(df["parent_kind"], df["parent_id"], strict=True)],
+        "relation": [r if o is None else f"{r}:{o}"
+                     for r, o in zip(df["relation"], df["operator"], strict=True)],
+        "child": [node(k, i) for k, i in zip(df["child_kind"], df["child_id"], strict=True)],
+    })
+    console.print(frame_table(view, title=f"lineage of {full}", width=60))
+    console.print(f"{df.height} edge{'s' if df.height != 1 else ''}; full ids with --format csv")
+
+
+@app.command("info")
+def info_cmd(db: DbOption = None) -> None:
+    """Row counts per table of the store."""
+    from ortrex.ui import console
+
+    path = _db(db)
+    with Store(path, read_only=True) as store:
+        counts = store.counts()
+        version = store.schema_version
+    t = Table(title=str(path), caption=f"schema v{version}, {path.stat().st_size / 1e6:.1f} MB")
+    t.add_column("table")
+    t.add_column("rows", justify="right")
+    for name, n in counts.items():
+        t.add_row(name, f"{n:,}")
+    console.print(t)
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Entry point: user errors print one line and exit 2; ``--debug`` shows tracebacks."""
+    args = sys.argv[1:] if argv is None else argv
+    debug = "--debug" in args or os.environ.get("ORTREX_DEBUG") == "1"
+    try:
+        # Standalone mode: typer reports usage errors itself (exit 2) and exits via SystemExit.
+        app(args=args, prog_name="ortrex")
+    except SystemExit as exc:
+        return exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
+    except USER_ERRORS as exc:
+        if debug:
+            raise
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("interrupted", file=sys.stderr)
+        return 130
+    except Exception as exc:
+        if debug:
+            raise
+        print(f"internal error: {type(exc).__name__}: {exc} (run with --debug for the traceback)",
+              file=sys.stderr)
+        return 1
+    return 0

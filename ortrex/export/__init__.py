@@ -1,0 +1,1 @@
+"""Export of accepted documents as MindSpeed-LLM / Megatron indexed datasets."""

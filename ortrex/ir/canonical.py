@@ -1,0 +1,614 @@
+"""CanonicalModel: the solver-level instance with sparse storage, validation and fingerprints."""
+
+from __future__ import annotations
+
+import hashlib
+import math
+import struct
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from enum import StrEnum
+from functools import cached_property
+
+import numpy as np
+import scipy.sparse as sp
+
+INF = math.inf
+_MAGIC = b"ORTREX-CANONICAL\x01"
+
+
+class VarType(StrEnum):
+    """Variable domain."""
+
+    CONTINUOUS = "C"
+    INTEGER = "I"
+    BINARY = "B"
+
+
+class ObjSense(StrEnum):
+    """Objective direction."""
+
+    MIN = "min"
+    MAX = "max"
+
+
+TermsLike = Mapping[str, float] | Iterable[tuple[str, float]]
+QuadLike = Mapping[tuple[str, str], float] | Iterable[tuple[str, str, float]]
+
+
+@dataclass(frozen=True)
+class Variable:
+    """One decision variable of the per-item API."""
+
+    name: str
+    vtype: VarType | str = VarType.CONTINUOUS
+    lb: float = 0.0
+    ub: float = INF
+
+
+@dataclass(frozen=True)
+class Constraint:
+    """One row ``lower <= terms + quad <= upper`` of the per-item API."""
+
+    name: str
+    terms: TermsLike = ()
+    lower: float = -INF
+    upper: float = INF
+    quad: QuadLike = ()
+
+    @classmethod
+    def from_sense(
+        cls, name: str, terms: TermsLike, sense: str, rhs: float, quad: QuadLike = ()
+    ) -> Constraint:
+        """Build a row from a sense (``<=``, ``>=``, ``=``) and a right-hand side."""
+        lo, hi = sense_bounds(sense, rhs)
+        return cls(name, terms, lo, hi, quad)
+
+    @property
+    def sense(self) -> str:
+        """``<=``, ``>=``, ``=``, ``range`` or ``free``."""
+        return row_sense(self.lower, self.upper)
+
+
+@dataclass(frozen=True)
+class Objective:
+    """Objective of the per-item API: sense, linear terms, quadratic terms, constant."""
+
+    sense: ObjSense | str = ObjSense.MIN
+    terms: TermsLike = ()
+    constant: float = 0.0
+    quad: QuadLike = ()
+
+
+@dataclass(frozen=True)
+class ModelStats:
+    """Size figures of a model."""
+
+    n_vars: int
+    n_rows: int
+    nnz: int
+    n_int: int
+    n_bin: int
+    n_qobj: int
+    n_qrows: int
+    problem_class: str
+
+
+def sense_bounds(sense: str, rhs: float) -> tuple[float, float]:
+    """Row bounds (lower, upper) of ``expr <sense> rhs``."""
+    s = sense.strip()
+    if s in ("<=", "<", "=<", "L"):
+        return -INF, float(rhs)
+    if s in (">=", ">", "=>", "G"):
+        return float(rhs), INF
+    if s in ("=", "==", "E"):
+        return float(rhs), float(rhs)
+    raise ValueError(f"unknown constraint sense {sense!r}")
+
+
+def row_sense(lower: float, upper: float) -> str:
+    """Sense of a row with bounds (lower, upper)."""
+    if lower == upper:
+        return "="
+    if lower == -INF:
+        return "free" if upper == INF else "<="
+    return ">=" if upper == INF else "range"
+
+
+def _frozen(a: np.ndarray) -> np.ndarray:
+    a.flags.writeable = False
+    return a
+
+
+def _float_array(values: object, n: int, default: float, what: str) -> np.ndarray:
+    if values is None:
+        return np.full(n, default, dtype=np.float64)
+    arr = np.array(values, dtype=np.float64).reshape(-1)
+    if arr.shape[0] != n:
+        raise ValueError(f"{what}: expected {n} values, got {arr.shape[0]}")
+    return arr + 0.0  # folds -0.0 into +0.0 so equal models serialize identically
+
+
+def _check_names(names: Sequence[str], what: str) -> tuple[str, ...]:
+    out = tuple(names)
+    for nm in out:
+        if not isinstance(nm, str) or not nm:
+            raise ValueError(f"{what} name {nm!r} must be a non-empty string")
+        if "\x00" in nm or "\n" in nm:
+            raise ValueError(f"{what} name {nm!r} contains a NUL or newline character")
+    if len(set(out)) != len(out):
+        seen: set[str] = set()
+        for nm in out:
+            if nm in seen:
+                raise ValueError(f"duplicate {what} name {nm!r}")
+            seen.add(nm)
+    return out
+
+
+def _canon_quad(
+    rows: object, i: object, j: object, v: object
+) -> tuple[np.ndarray, ...]:
+    """Order each pair (i <= j), sum duplicates, drop zeros, sort lexicographically."""
+    i = np.array(i, dtype=np.int64).reshape(-1)
+    j = np.array(j, dtype=np.int64).reshape(-1)
+    v = np.array(v, dtype=np.float64).reshape(-1)
+    r = np.zeros_like(i) if rows is None else np.array(rows, dtype=np.int64).reshape(-1)
+    lo, hi = np.minimum(i, j), np.maximum(i, j)
+    if lo.size:
+        order = np.lexsort((hi, lo, r))
+        r, lo, hi, v = r[order], lo[order], hi[order], v[order]
+        new = np.ones(lo.size, dtype=bool)
+        new[1:] = (r[1:] != r[:-1]) | (lo[1:] != lo[:-1]) | (hi[1:] != hi[:-1])
+        starts = np.flatnonzero(new)
+        v = np.add.reduceat(v, starts)
+        r, lo, hi = r[starts], lo[starts], hi[starts]
+        keep = v != 0.0
+        r, lo, hi, v = r[keep], lo[keep], hi[keep], v[keep] + 0.0
+    return r, lo, hi, v
+
+
+class CanonicalModel:
+    """A mathematical optimization instance as a solver sees it.
+
+    Variables carry a name, a type (C / I / B) and bounds; the objective has a sense, linear
+    coefficients, quadratic terms ``v * x_i * x_j`` (i <= j) and a constant; each row is
+    ``row_lower <= A x + quadratic terms <= row_upper`` (equal ends: an equality; one infinite end:
+    an inequality; both finite: a ranged row). Arrays are read-only after construction.
+    """
+
+    __slots__ = (
+        "A",
+        "__dict__",
+        "lb",
+        "name",
+        "obj",
+        "obj_constant",
+        "qobj",
+        "qrows",
+        "row_lower",
+        "row_names",
+        "row_upper",
+        "sense",
+        "ub",
+        "var_names",
+        "var_types",
+    )
+
+    def __init__(
+        self,
+        *,
+        var_names: Sequence[str],
+        var_types: Sequence[str] | np.ndarray | str | None = None,
+        lb: object = None,
+        ub: object = None,
+        obj: object = None,
+        obj_constant: float = 0.0,
+        sense: ObjSense | str = ObjSense.MIN,
+        A: sp.spmatrix | sp.sparray | None = None,
+        row_names: Sequence[str] | None = None,
+        row_lower: object = None,
+        row_upper: object = None,
+        qobj: tuple[object, object, object] | None = None,
+        qrows: tuple[object, object, object, object] | None = None,
+        name: str = "",
+    ) -> None:
+        self.var_names = _check_names(var_names, "variable")
+        n = len(self.var_names)
+        if var_types is None:
+            types = np.full(n, "C", dtype="<U1")
+        else:
+            types = np.array(list(var_types), dtype="<U1").reshape(-1)
+            if types.shape[0] != n:
+                raise ValueError(f"var_types: expected {n} values, got {types.shape[0]}")
+            bad = ~np.isin(types, ["C", "I", "B"])
+            if bad.any():
+                k = int(np.flatnonzero(bad)[0])
+                raise ValueError(f"variable {self.var_names[k]!r}: unknown type {types[k]!r}")
+        self.var_types = types
+        self.lb = _float_array(lb, n, 0.0, "lb")
+        self.ub = _float_array(ub, n, INF, "ub")
+        self.obj = _float_array(obj, n, 0.0, "obj")
+        self.obj_constant = float(obj_constant) + 0.0
+        try:
+            self.sense = ObjSense(str(sense).lower())
+        except ValueError:
+            raise ValueError(f"unknown objective sense {sense!r}") from None
+
+        if A is None:
+            m = 0 if row_names is None else len(row_names)
+            A = sp.csr_matrix((m, n), dtype=np.float64)
+        A = sp.csr_matrix(A, dtype=np.float64, copy=True)
+        m = A.shape[0]
+        if A.shape[1] != n:
+            raise ValueError(f"A has {A.shape[1]} columns but there are {n} variables")
+        if row_names is None:
+            row_names = [f"R{k}" for k in range(m)]
+        self.row_names = _check_names(row_names, "constraint")
+        if len(self.row_names) != m:
+            raise ValueError(f"A has {m} rows but {len(self.row_names)} constraint names")
+        A.sum_duplicates()
+        A.sort_indices()
+        A.eliminate_zeros()
+        A.data += 0.0
+        self.A = A
+        self.row_lower = _float_array(row_lower, m, -INF, "row_lower")
+        self.row_upper = _float_array(row_upper, m, INF, "row_upper")
+
+        qi, qj, qv = qobj if qobj is not None else ((), (), ())
+        _, qi, qj, qv = _canon_quad(None, qi, qj, qv)
+        self.qobj = (qi, qj, qv)
+        rr, ri, rj, rv = qrows if qrows is not None else ((), (), (), ())
+        rr, ri, rj, rv = _canon_quad(rr, ri, rj, rv)
+        self.qrows = (rr, ri, rj, rv)
+        self.name = str(name)
+        self._validate()
+        for arr in (self.var_types, self.lb, self.ub, self.obj, self.row_lower, self.row_upper,
+                    A.data, A.indices, A.indptr, *self.qobj, *self.qrows):
+            _frozen(arr)
+
+    # ------------------------------------------------------------------ validation
+    def _validate(self) -> None:
+        names, rows = self.var_names, self.row_names
+        lb, ub = self.lb, self.ub
+        for arr, what in ((lb, "lb"), (ub, "ub"), (self.obj, "objective coefficient")):
+            bad = np.isnan(arr)
+            if bad.any():
+                raise ValueError(f"variable {names[int(np.flatnonzero(bad)[0])]!r}: {what} is NaN")
+        bad = np.isinf(self.obj)
+        if bad.any():
+            k = int(np.flatnonzero(bad)[0])
+            raise ValueError(f"variable {names[k]!r}: objective coefficient is infinite")
+        if not math.isfinite(self.obj_constant):
+            raise ValueError(f"objective constant {self.obj_constant} is not finite")
+        bad = (lb == INF) | (ub == -INF) | (lb > ub)
+        if bad.any():
+            k = int(np.flatnonzero(bad)[0])
+            raise ValueError(f"variable {names[k]!r}: lb {lb[k]} > ub {ub[k]}")
+        binary = self.var_types == "B"
+        bad = binary & ((lb < 0) | (ub > 1))
+        if bad.any():
+            k = int(np.flatnonzero(bad)[0])
+            raise ValueError(
+                f"variable {names[k]!r}: binary with bounds [{lb[k]}, {ub[k]}] outside [0, 1]"
+            )
+        A = self.A
+        bad = ~np.isfinite(A.data)
+        if bad.any():
+            p = int(np.flatnonzero(bad)[0])
+            r = int(np.searchsorted(A.indptr, p, side="right") - 1)
+            what = "NaN" if np.isnan(A.data[p]) else "infinite"
+            raise ValueError(
+                f"constraint {rows[r]!r}: coefficient of {names[A.indices[p]]!r} is {what}"
+            )
+        lo, hi = self.row_lower, self.row_upper
+        for arr, what in ((lo, "lower bound"), (hi, "upper bound")):
+            bad = np.isnan(arr)
+            if bad.any():
+                raise ValueError(f"constraint {rows[int(np.flatnonzero(bad)[0])]!r}: {what} is NaN")
+        bad = (lo == INF) | (hi == -INF) | (lo > hi)
+        if bad.any():
+            k = int(np.flatnonzero(bad)[0])
+            raise ValueError(f"constraint {rows[k]!r}: lower {lo[k]} > upper {hi[k]}")
+        qi, qj, qv = self.qobj
+        self._check_quad(qi, qj, qv, "objective")
+        rr, ri, rj, rv = self.qrows
+        if rr.size and (rr.min() < 0 or rr.max() >= len(rows)):
+            raise ValueError("quadratic row index out of range")
+        self._check_quad(ri, rj, rv, "constraint", rr)
+
+    def _check_quad(
+        self, i: np.ndarray, j: np.ndarray, v: np.ndarray, where: str,
+        rows: np.ndarray | None = None,
+    ) -> None:
+        if not i.size:
+            return
+        n = len(self.var_names)
+        if i.min() < 0 or j.max() >= n:
+            raise ValueError(f"{where}: quadratic term refers to a variable index out of range")
+        bad = ~np.isfinite(v)
+        if bad.any():
+            k = int(np.flatnonzero(bad)[0])
+            label = where if rows is None else f"constraint {self.row_names[rows[k]]!r}"
+            raise ValueError(
+                f"{label}: quadratic coefficient of {self.var_names[i[k]]!r}*"
+                f"{self.var_names[j[k]]!r} is not finite"
+            )
+
+    # ------------------------------------------------------------------ per-item construction
+    @classmethod
+    def from_items(
+        cls,
+        variables: Iterable[Variable | str],
+        objective: Objective | None = None,
+        constraints: Iterable[Constraint] = (),
+        name: str = "",
+    ) -> CanonicalModel:
+        """Build a model from per-item records; names are resolved and checked."""
+        vars_ = [v if isinstance(v, Variable) else Variable(v) for v in variables]
+        names = _check_names([v.name for v in vars_], "variable")
+        index = {nm: k for k, nm in enumerate(names)}
+
+        def col(nm: str, where: str) -> int:
+            try:
+                return index[nm]
+            except KeyError:
+                raise ValueError(f"{where}: unknown variable {nm!r}") from None
+
+        def pairs(terms: TermsLike) -> Iterable[tuple[str, float]]:
+            return terms.items() if isinstance(terms, Mapping) else terms
+
+        def triples(quad: QuadLike) -> Iterable[tuple[str, str, float]]:
+            if isinstance(quad, Mapping):
+                return ((a, b, c) for (a, b), c in quad.items())
+            return quad
+
+        objective = objective or Objective()
+        obj = np.zeros(len(names))
+        for nm, c in pairs(objective.terms):
+            obj[col(nm, "objective")] += float(c)
+        q = [(col(a, "objective"), col(b, "objective"), float(c))
+             for a, b, c in triples(objective.quad)]
+        rows, cols, vals, lo, hi, rnames = [], [], [], [], [], []
+        qr: list[tuple[int, int, int, float]] = []
+        for r, con in enumerate(constraints):
+            where = f"constraint {con.name!r}"
+            for nm, c in pairs(con.terms):
+                rows.append(r)
+                cols.append(col(nm, where))
+                vals.append(float(c))
+            qr.extend((r, col(a, where), col(b, where), float(c)) for a, b, c in triples(con.quad))
+            lo.append(con.lower)
+            hi.append(con.upper)
+            rnames.append(con.name)
+        A = sp.csr_matrix((vals, (rows, cols)), shape=(len(rnames), len(names)), dtype=np.float64)
+        qa = np.array(q, dtype=np.float64).reshape(-1, 3)
+        qra = np.array(qr, dtype=np.float64).reshape(-1, 4)
+        return cls(
+            var_names=names,
+            var_types=[str(VarType(v.vtype)) for v in vars_],
+            lb=[v.lb for v in vars_],
+            ub=[v.ub for v in vars_],
+            obj=obj,
+            obj_constant=objective.constant,
+            sense=objective.sense,
+            A=A,
+            row_names=rnames,
+            row_lower=lo,
+            row_upper=hi,
+            qobj=(qa[:, 0].astype(np.int64), qa[:, 1].astype(np.int64), qa[:, 2]),
+            qrows=(qra[:, 0].astype(np.int64), qra[:, 1].astype(np.int64),
+                   qra[:, 2].astype(np.int64), qra[:, 3]),
+            name=name,
+        )
+
+    def replace(self, **changes: object) -> CanonicalModel:
+        """A copy with some constructor fields changed (validated again)."""
+        fields = {
+            "var_names": self.var_names,
+            "var_types": self.var_types,
+            "lb": self.lb,
+            "ub": self.ub,
+            "obj": self.obj,
+            "obj_constant": self.obj_constant,
+            "sense": self.sense,
+            "A": self.A,
+            "row_names": self.row_names,
+            "row_lower": self.row_lower,
+            "row_upper": self.row_upper,
+            "qobj": self.qobj,
+            "qrows": self.qrows,
+            "name": self.name,
+        }
+        unknown = set(changes) - set(fields)
+        if unknown:
+            raise TypeError(f"unknown field(s): {sorted(unknown)}")
+        fields.update(changes)
+        return CanonicalModel(**fields)  # type: ignore[arg-type]
+
+    # ------------------------------------------------------------------ views
+    @property
+    def num_vars(self) -> int:
+        """Number of variables."""
+        return len(self.var_names)
+
+    @property
+    def num_rows(self) -> int:
+        """Number of constraints (linear and quadratic)."""
+        return len(self.row_names)
+
+    @property
+    def nnz(self) -> int:
+        """Number of linear constraint coefficients."""
+        return int(self.A.nnz)
+
+    @cached_property
+    def row_senses(self) -> tuple[str, ...]:
+        """Sense of each row: ``<=``, ``>=``, ``=``, ``range`` or ``free``."""
+        return tuple(row_sense(a, b) for a, b in zip(self.row_lower, self.row_upper, strict=True))
+
+    @property
+    def is_mip(self) -> bool:
+        """Whether any variable is integer or binary."""
+        return bool((self.var_types != "C").any())
+
+    @property
+    def has_quadratic_rows(self) -> bool:
+        """Whether any constraint has quadratic terms."""
+        return bool(self.qrows[0].size)
+
+    @property
+    def has_quadratic_objective(self) -> bool:
+        """Whether the objective has quadratic terms."""
+        return bool(self.qobj[0].size)
+
+    def stats(self) -> ModelStats:
+        """Size figures and problem class (LP, MILP, QP, MIQP, QCP, MIQCP)."""
+        mi = "MI" if self.is_mip else ""
+        if self.has_quadratic_rows:
+            cls = f"{mi}QCP"
+        elif self.has_quadratic_objective:
+            cls = f"{mi}QP"
+        else:
+            cls = "MILP" if self.is_mip else "LP"
+        return ModelStats(
+            n_vars=self.num_vars,
+            n_rows=self.num_rows,
+            nnz=self.nnz,
+            n_int=int((self.var_types == "I").sum()),
+            n_bin=int((self.var_types == "B").sum()),
+            n_qobj=int(self.qobj[0].size),
+            n_qrows=int(np.unique(self.qrows[0]).size),
+            problem_class=cls,
+        )
+
+    def variables(self) -> Iterator[Variable]:
+        """Per-item view of the variables."""
+        for k, nm in enumerate(self.var_names):
+            yield Variable(nm, VarType(self.var_types[k]), float(self.lb[k]), float(self.ub[k]))
+
+    def constraints(self) -> Iterator[Constraint]:
+        """Per-item view of the rows (terms as name -> coefficient)."""
+        A, names = self.A, self.var_names
+        rr, ri, rj, rv = self.qrows
+        qstart = np.searchsorted(rr, np.arange(self.num_rows + 1))
+        for r, nm in enumerate(self.row_names):
+            s, e = A.indptr[r], A.indptr[r + 1]
+            terms = {names[c]: float(v) for c, v in zip(A.indices[s:e], A.data[s:e], strict=True)}
+            a, b = qstart[r], qstart[r + 1]
+            quad = {(names[i], names[j]): float(v)
+                    for i, j, v in zip(ri[a:b], rj[a:b], rv[a:b], strict=True)}
+            yield Constraint(nm, terms, float(self.row_lower[r]), float(self.row_upper[r]), quad)
+
+    def objective(self) -> Objective:
+        """Per-item view of the objective."""
+        names = self.var_names
+        terms = {names[k]: float(self.obj[k]) for k in np.flatnonzero(self.obj)}
+        qi, qj, qv = self.qobj
+        quad = {(names[i], names[j]): float(v) for i, j, v in zip(qi, qj, qv, strict=True)}
+        return Objective(self.sense, terms, self.obj_constant, quad)
+
+    # ------------------------------------------------------------------ identity
+    def _core_bytes(self) -> bytes:
+        parts: list[bytes] = [_MAGIC]
+        n, m = self.num_vars, self.num_rows
+        parts.append(struct.pack("<3sqqqqq", self.sense.value.encode(), n, m, self.nnz,
+                                 self.qobj[0].size, self.qrows[0].size))
+        for names in (self.var_names, self.row_names):
+            blob = "\x00".join(names).encode("utf-8")
+            parts.append(struct.pack("<q", len(blob)))
+            parts.append(blob)
+        parts.append(self.var_types.astype("S1").tobytes())
+        for arr in (self.lb, self.ub, self.obj, np.array([self.obj_constant]),
+                    self.row_lower, self.row_upper, self.A.data):
+            parts.append(np.ascontiguousarray(arr, dtype="<f8").tobytes())
+        parts.append(np.ascontiguousarray(self.A.indptr, dtype="<i8").tobytes())
+        parts.append(np.ascontiguousarray(self.A.indices, dtype="<i8").tobytes())
+        qi, qj, qv = self.qobj
+        rr, ri, rj, rv = self.qrows
+        for arr in (qi, qj, rr, ri, rj):
+            parts.append(np.ascontiguousarray(arr, dtype="<i8").tobytes())
+        for arr in (qv, rv):
+            parts.append(np.ascontiguousarray(arr, dtype="<f8").tobytes())
+        return b"".join(parts)
+
+    def to_bytes(self) -> bytes:
+        """Canonical binary serialization (content bytes, then the model name)."""
+        name = self.name.encode("utf-8")
+        return self._core_bytes() + struct.pack("<q", len(name)) + name
+
+    @classmethod
+    def from_bytes(cls, data: bytes) -> CanonicalModel:
+        """Inverse of :meth:`to_bytes`."""
+        if not data.startswith(_MAGIC):
+            raise ValueError("not a canonical model serialization (bad magic)")
+        pos = len(_MAGIC)
+        head = struct.Struct("<3sqqqqq")
+        sense, n, m, nnz, nq, nqr = head.unpack_from(data, pos)
+        pos += head.size
+
+        def take(count: int, dtype: str) -> np.ndarray:
+            nonlocal pos
+            size = np.dtype(dtype).itemsize * count
+            arr = np.frombuffer(data, dtype=dtype, count=count, offset=pos).copy()
+            pos += size
+            return arr
+
+        def names() -> list[str]:
+            nonlocal pos
+            (size,) = struct.unpack_from("<q", data, pos)
+            pos += 8
+            blob = data[pos:pos + size].decode("utf-8")
+            pos += size
+            return blob.split("\x00") if blob else []
+
+        var_names, row_names = names(), names()
+        types = take(n, "S1").astype("<U1")
+        lb, ub, obj, const, lo, hi, vals = (take(k, "<f8") for k in (n, n, n, 1, m, m, nnz))
+        indptr, indices = take(m + 1, "<i8"), take(nnz, "<i8")
+        qi, qj = take(nq, "<i8"), take(nq, "<i8")
+        rr, ri, rj = take(nqr, "<i8"), take(nqr, "<i8"), take(nqr, "<i8")
+        qv, rv = take(nq, "<f8"), take(nqr, "<f8")
+        (size,) = struct.unpack_from("<q", data, pos)
+        pos += 8
+        model_name = data[pos:pos + size].decode("utf-8")
+        A = sp.csr_matrix((vals, indices, indptr), shape=(m, n))
+        return cls(var_names=var_names, var_types=types, lb=lb, ub=ub, obj=obj,
+                   obj_constant=float(const[0]), sense=sense.decode(), A=A, row_names=row_names,
+                   row_lower=lo, row_upper=hi, qobj=(qi, qj, qv), qrows=(rr, ri, rj, rv),
+                   name=model_name)
+
+    @cached_property
+    def content_hash(self) -> str:
+        """sha256 of the canonical serialization (names and order included; model name not)."""
+        return hashlib.sha256(self._core_bytes()).hexdigest()
+
+    @cached_property
+    def _fingerprints(self) -> tuple[str, str]:
+        from ortrex.ir.fingerprint import fingerprints
+
+        return fingerprints(self)
+
+    @property
+    def structural_fingerprint(self) -> str:
+        """Hash invariant under renaming, permutation, row scaling, min/max and bound rows."""
+        return self._fingerprints[0]
+
+    @property
+    def formulation_fingerprint(self) -> str:
+        """Structural fingerprint with numeric values dropped: same model, different data."""
+        return self._fingerprints[1]
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, CanonicalModel):
+            return NotImplemented
+        return self.content_hash == other.content_hash
+
+    def __hash__(self) -> int:
+        return hash(self.content_hash)
+
+    def __repr__(self) -> str:
+        s = self.stats()
+        label = f" {self.name!r}" if self.name else ""
+        return (f"<CanonicalModel{label} {s.problem_class} {self.sense.value}: {s.n_vars} vars, "
+                f"{s.n_rows} rows, {s.nnz} nonzeros>")
+

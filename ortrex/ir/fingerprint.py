@@ -1,0 +1,248 @@
+"""Structural and formulation fingerprints: colour refinement on the normalised model graph.
+
+The graph has a node per variable, per row (two for a row whose sign the normal form leaves
+open: equalities with a zero right-hand side and ranged rows, so that negating the row only swaps
+two equally coloured nodes) and per quadratic term. Numbers become tokens by relative precision
+(the binary significand rounded to ``PRECISION_BITS`` bits), never through decimal strings.
+Colours are 64-bit hashes refined by Weisfeiler-Lehman rounds; the fingerprint is the sha256 of
+the sorted stable colour multiset. Equal fingerprints are a strong hint, not a proof: the
+equivalence checker confirms collisions.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import struct
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from ortrex.ir.normalize import EQ0, EQ1, GE, RANGE, NormalizedModel, normalize
+
+if TYPE_CHECKING:
+    from ortrex.ir.canonical import CanonicalModel
+
+FP_VERSION = 1
+PRECISION_BITS = 24  # about 6e-8 relative: finer than the checker's default 1e-6 tolerance
+MAX_ROUNDS = 64
+
+_U = np.uint64
+_C1, _C2, _C3 = _U(0x9E3779B97F4A7C15), _U(0xBF58476D1CE4E5B9), _U(0x94D049BB133111EB)
+
+
+def _splitmix(z: np.ndarray) -> np.ndarray:
+    z = z + _C1
+    z = (z ^ (z >> _U(30))) * _C2
+    z = (z ^ (z >> _U(27))) * _C3
+    return z ^ (z >> _U(31))
+
+
+def _combine(h: np.ndarray, a: np.ndarray) -> np.ndarray:
+    """Order-dependent hash of (h, a), element-wise."""
+    return _splitmix(h ^ _splitmix(a))
+
+
+def _tag(label: str) -> np.uint64:
+    return _U(int.from_bytes(hashlib.sha256(label.encode()).digest()[:8], "little"))
+
+
+_T = {k: _tag(k) for k in (
+    "var", "int", "cont", "bin", "ge", "eq1", "eq0", "eq", "rg", "pair", "qo", "qr", "factor",
+    "square", "+inf", "-inf", "neg", "zero", "pos", "edge", "qterm",
+)}
+
+
+def _full(n: int, label: str) -> np.ndarray:
+    return np.full(n, _T[label], dtype=np.uint64)
+
+
+def quantize(x: np.ndarray) -> np.ndarray:
+    """Token of each number by relative precision: sign, exponent and rounded significand."""
+    x = np.asarray(x, dtype=np.float64)
+    fin = np.isfinite(x)
+    m, e = np.frexp(np.where(fin, x, 0.0))
+    q = np.rint(m * float(1 << PRECISION_BITS)).astype(np.int64)
+    carry = np.abs(q) == (1 << PRECISION_BITS)
+    q = np.where(carry, q // 2, q)
+    e = e.astype(np.int64) + carry
+    key = ((e + 4096) << 32) | (q + (1 << 30))
+    tok = _splitmix(key.astype(np.uint64))
+    tok[x == np.inf] = _T["+inf"]
+    tok[x == -np.inf] = _T["-inf"]
+    return tok
+
+
+def sign_class(x: np.ndarray) -> np.ndarray:
+    """Token of each number by sign only (-inf, negative, zero, positive, +inf)."""
+    x = np.asarray(x, dtype=np.float64)
+    out = np.where(x > 0, _T["pos"], np.where(x < 0, _T["neg"], _T["zero"])).astype(np.uint64)
+    out[x == np.inf] = _T["+inf"]
+    out[x == -np.inf] = _T["-inf"]
+    return out
+
+
+def _mix_all(*parts: np.ndarray) -> np.ndarray:
+    h = np.asarray(parts[0], dtype=np.uint64)
+    for p in parts[1:]:
+        h = _combine(h, np.asarray(p, dtype=np.uint64))
+    return h
+
+
+def _distinct_rows(nm: NormalizedModel) -> np.ndarray:
+    """Indices of normalised rows after merging exact duplicates (compared by token)."""
+    R = nm.num_rows
+    if R == 0:
+        return np.zeros(0, dtype=np.int64)
+    A = nm.A
+    rows_of_nz = np.repeat(np.arange(R), np.diff(A.indptr))
+    var_id = _splitmix(np.arange(nm.num_vars, dtype=np.uint64) + _U(1))
+    rr, ri, rj, rv = nm.qrows
+    pair_id = _combine(var_id[ri], var_id[rj]) if rr.size else np.zeros(0, np.uint64)
+
+    def signature(sign: float, lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
+        acc = np.zeros(R, dtype=np.uint64)
+        np.add.at(acc, rows_of_nz, _combine(var_id[A.indices], quantize(sign * A.data)))
+        if rr.size:
+            np.add.at(acc, rr, _combine(pair_id, quantize(sign * rv)) ^ _T["qterm"])
+        return _mix_all(nm.kind.astype(np.uint64), quantize(lo), quantize(hi), acc)
+
+    sig = signature(1.0, nm.rlo, nm.rhi)
+    open_sign = (nm.kind == EQ0) | (nm.kind == RANGE)
+    if open_sign.any():
+        sig = np.where(open_sign, np.minimum(sig, signature(-1.0, -nm.rhi, -nm.rlo)), sig)
+    _, first = np.unique(sig, return_index=True)
+    return np.sort(first)
+
+
+def _graph(
+    nm: NormalizedModel, rows: np.ndarray, exact: bool
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Node colours and directed edge lists (src, dst, colour) of the model graph."""
+    tok = quantize if exact else sign_class
+    n = nm.num_vars
+    kind = nm.kind[rows]
+    rlo, rhi = nm.rlo[rows], nm.rhi[rows]
+    R = rows.size
+    is_bin = nm.is_int & (nm.lb == 0) & (nm.ub == 1)
+    vtype = np.where(is_bin, _T["bin"], np.where(nm.is_int, _T["int"], _T["cont"]))
+    colors = [_mix_all(_full(n, "var"), vtype, tok(nm.lb), tok(nm.ub), tok(nm.c))]
+
+    if exact:
+        gadget = (kind == EQ0) | (kind == RANGE)
+        primary = np.select(
+            [kind == GE, kind == EQ1, kind == EQ0],
+            [_mix_all(_full(R, "ge"), tok(rlo)), _full(R, "eq1"), _full(R, "eq0")],
+            _mix_all(_full(R, "rg"), tok(rlo), tok(rhi)),
+        ).astype(np.uint64)
+        secondary = np.where(kind == RANGE, _mix_all(_full(R, "rg"), tok(-rhi), tok(-rlo)),
+                             _full(R, "eq0"))
+    else:
+        gadget = kind != GE
+        primary = np.select([kind == GE, kind == RANGE], [_full(R, "ge"), _full(R, "rg")],
+                            _full(R, "eq")).astype(np.uint64)
+        secondary = primary
+    g_idx = np.flatnonzero(gadget)
+    G = g_idx.size
+    second_of = np.full(R, -1, dtype=np.int64)
+    second_of[g_idx] = n + R + np.arange(G)
+    colors += [primary, secondary[g_idx]]
+    src: list[np.ndarray] = [n + g_idx]
+    dst: list[np.ndarray] = [second_of[g_idx]]
+    ecol: list[np.ndarray] = [_full(G, "pair")]
+
+    # Linear coefficients of the kept rows.
+    sub = nm.A[rows]
+    k_of_nz = np.repeat(np.arange(R), np.diff(sub.indptr))
+    etok = _combine(_full(sub.nnz, "edge"), tok(sub.data))
+    src.append(sub.indices.astype(np.int64))
+    dst.append(n + k_of_nz)
+    ecol.append(etok)
+    g_nz = gadget[k_of_nz]
+    src.append(sub.indices[g_nz].astype(np.int64))
+    dst.append(second_of[k_of_nz[g_nz]])
+    ecol.append(_combine(_full(int(g_nz.sum()), "edge"), tok(-sub.data[g_nz])))
+
+    next_node = n + R + G
+
+    def products(i: np.ndarray, j: np.ndarray, color: np.ndarray) -> np.ndarray:
+        nonlocal next_node
+        ids = next_node + np.arange(i.size)
+        next_node += i.size
+        colors.append(color)
+        sq = i == j
+        src.extend([ids, ids[~sq]])
+        dst.extend([i.astype(np.int64), j[~sq].astype(np.int64)])
+        ecol.extend([np.where(sq, _T["square"], _T["factor"]).astype(np.uint64),
+                     _full(int((~sq).sum()), "factor")])
+        return ids
+
+    qi, qj, qv = nm.qobj
+    if qi.size:
+        products(qi, qj, _combine(_full(qi.size, "qo"), tok(qv)))
+    rr, ri, rj, rv = nm.qrows
+    if rr.size:
+        pos = np.full(nm.num_rows, -1, dtype=np.int64)
+        pos[rows] = np.arange(R)
+        keep = pos[rr] >= 0
+        k, qi2, qj2, qv2 = pos[rr[keep]], ri[keep], rj[keep], rv[keep]
+        ids = products(qi2, qj2, _full(k.size, "qr"))
+        src.append(ids)
+        dst.append(n + k)
+        ecol.append(_combine(_full(k.size, "qterm"), tok(qv2)))
+        g = gadget[k]
+        src.append(ids[g])
+        dst.append(second_of[k[g]])
+        ecol.append(_combine(_full(int(g.sum()), "qterm"), tok(-qv2[g])))
+
+    s = np.concatenate(src).astype(np.int64)
+    d = np.concatenate(dst).astype(np.int64)
+    e = np.concatenate(ecol).astype(np.uint64)
+    # Undirected: every edge carries messages both ways.
+    return np.concatenate(colors), np.concatenate([s, d]), np.concatenate([d, s]), np.tile(e, 2)
+
+
+def refine(colors: np.ndarray, src: np.ndarray, dst: np.ndarray, ecol: np.ndarray,
+           max_rounds: int = MAX_ROUNDS) -> np.ndarray:
+    """Weisfeiler-Lehman colour refinement until the number of colour classes stops growing."""
+    order = np.argsort(dst, kind="stable")
+    src, dst, ecol = src[order], dst[order], ecol[order]
+    targets, starts = np.unique(dst, return_index=True)
+    classes = np.unique(colors).size
+    for _ in range(max_rounds):
+        agg = np.zeros(colors.size, dtype=np.uint64)
+        if src.size:
+            agg[targets] = np.add.reduceat(_combine(colors[src], ecol), starts)
+        colors = _combine(colors, agg)
+        new_classes = np.unique(colors).size
+        if new_classes == classes:
+            break
+        classes = new_classes
+    return colors
+
+
+def _digest(kind: bytes, colors: np.ndarray, extra: np.ndarray) -> str:
+    h = hashlib.sha256()
+    h.update(kind + struct.pack("<ii", FP_VERSION, PRECISION_BITS))
+    h.update(np.ascontiguousarray(extra, dtype="<u8").tobytes())
+    h.update(np.sort(colors).astype("<u8").tobytes())
+    return h.hexdigest()
+
+
+def _fingerprint(nm: NormalizedModel, rows: np.ndarray, exact: bool) -> str:
+    infeasible = np.array([nm.infeasible_empty_rows.size], dtype=np.uint64)
+    if exact:
+        extra = np.concatenate([quantize(np.array([nm.constant])), infeasible])
+        return _digest(b"ortrex-structural", refine(*_graph(nm, rows, exact=True)), extra)
+    return _digest(b"ortrex-formulation", refine(*_graph(nm, rows, exact=False)), infeasible)
+
+
+def fingerprints(model: CanonicalModel) -> tuple[str, str]:
+    """(structural, formulation) fingerprints of ``model``, sharing one normalisation.
+
+    Structural: invariant under renaming, permutations, row scaling and orientation, min/max
+    with negated objective, bounds written as one-variable rows and binary vs integer in [0, 1].
+    Formulation: the same graph with every number reduced to its sign.
+    """
+    nm = normalize(model)
+    rows = _distinct_rows(nm)
+    return _fingerprint(nm, rows, exact=True), _fingerprint(nm, rows, exact=False)

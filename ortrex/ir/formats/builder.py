@@ -1,0 +1,207 @@
+"""Incremental model assembly shared by the file readers, plus the Gurobi file idioms."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import scipy.sparse as sp
+
+from ortrex.ir.canonical import CanonicalModel
+
+INF = math.inf
+
+
+def _next_free(name: str, taken: set[str]) -> str:
+    k = 1
+    while f"{name}#{k}" in taken:
+        k += 1
+    return f"{name}#{k}"
+
+
+def dedupe_names(names: list[str]) -> list[str]:
+    """Names made unique the way the readers do it: a repeat of ``c`` becomes ``c#1``, ..."""
+    taken: set[str] = set()
+    out = []
+    for nm in names:
+        if nm in taken:
+            nm = _next_free(nm, taken)
+        taken.add(nm)
+        out.append(nm)
+    return out
+
+
+def range_width(base: float, target: float) -> float:
+    """A width ``w`` with ``base - w == target`` exactly in floating point, when one exists.
+
+    Writers that express a ranged row as one end plus a width (Gurobi's range variables, MPS
+    RANGES) use it so that reading the file back reproduces the other end bit for bit.
+    """
+    w = base - target
+    for _ in range(4):
+        if base - w == target:
+            return w
+        w = math.nextafter(w, math.inf if base - w > target else -math.inf)
+    return base - target
+
+
+class ModelBuilder:
+    """Collects variables (by first appearance), rows and terms; :meth:`build` validates."""
+
+    def __init__(self, default_lb: float = 0.0, default_ub: float = INF) -> None:
+        self.default_lb = default_lb
+        self.default_ub = default_ub
+        self.index: dict[str, int] = {}
+        self.names: list[str] = []
+        self.lb: list[float] = []
+        self.ub: list[float] = []
+        self.types: list[str] = []
+        self.obj: dict[int, float] = {}
+        self.constant = 0.0
+        self.sense = "min"
+        self.name = ""
+        self.a_rows: list[int] = []
+        self.a_cols: list[int] = []
+        self.a_vals: list[float] = []
+        self.row_names: list[str] = []
+        self._row_set: set[str] = set()
+        self.renamed_rows = 0
+        self.row_lo: list[float] = []
+        self.row_hi: list[float] = []
+        self.qobj: list[tuple[int, int, float]] = []
+        self.qrows: list[tuple[int, int, int, float]] = []
+
+    def var(self, name: str) -> int:
+        """Index of variable ``name``, created with default bounds on first use."""
+        k = self.index.get(name)
+        if k is None:
+            k = self.index[name] = len(self.names)
+            self.names.append(name)
+            self.lb.append(self.default_lb)
+            self.ub.append(self.default_ub)
+            self.types.append("C")
+        return k
+
+    def add_row(self, name: str | None, lo: float, hi: float) -> int:
+        """Append a row with bounds (lo, hi).
+
+        Unnamed rows get Gurobi's ``R<k>`` names. Files may repeat a row name (Gurobi writes
+        what it was given); a repeated name gets a ``#<k>`` suffix so every row stays addressable.
+        """
+        r = len(self.row_names)
+        if name is None:
+            name = f"R{r}"
+        if name in self._row_set:
+            name = _next_free(name, self._row_set)
+            self.renamed_rows += 1
+        self._row_set.add(name)
+        self.row_names.append(name)
+        self.row_lo.append(lo)
+        self.row_hi.append(hi)
+        return r
+
+    def build(self, fold_idioms: bool = True) -> CanonicalModel:
+        """The validated model (``ValueError`` names the offending item)."""
+        n, m = len(self.names), len(self.row_names)
+        obj = np.zeros(n)
+        if self.obj:
+            keys = np.fromiter(self.obj.keys(), dtype=np.int64, count=len(self.obj))
+            obj[keys] = np.fromiter(self.obj.values(), dtype=np.float64, count=len(self.obj))
+        A = sp.csr_matrix(
+            (np.asarray(self.a_vals, dtype=np.float64),
+             (np.asarray(self.a_rows, dtype=np.int64), np.asarray(self.a_cols, dtype=np.int64))),
+            shape=(m, n),
+        )
+        q = np.asarray(self.qobj, dtype=np.float64).reshape(-1, 3)
+        qr = np.asarray(self.qrows, dtype=np.float64).reshape(-1, 4)
+        model = CanonicalModel(
+            var_names=self.names,
+            var_types=self.types,
+            lb=self.lb,
+            ub=self.ub,
+            obj=obj,
+            obj_constant=self.constant,
+            sense=self.sense,
+            A=A,
+            row_names=self.row_names,
+            row_lower=self.row_lo,
+            row_upper=self.row_hi,
+            qobj=(q[:, 0].astype(np.int64), q[:, 1].astype(np.int64), q[:, 2]),
+            qrows=(qr[:, 0].astype(np.int64), qr[:, 1].astype(np.int64),
+                   qr[:, 2].astype(np.int64), qr[:, 3]),
+            name=self.name,
+        )
+        return fold_gurobi_idioms(model) if fold_idioms else model
+
+
+def _quad_vars(model: CanonicalModel) -> np.ndarray:
+    qi, qj, _ = model.qobj
+    _, ri, rj, _ = model.qrows
+    return np.unique(np.concatenate([qi, qj, ri, rj]))
+
+
+def drop_columns(model: CanonicalModel, drop: np.ndarray, **changes: object) -> CanonicalModel:
+    """``model`` without the given columns (which must not occur in quadratic terms)."""
+    n = model.num_vars
+    keep = np.ones(n, dtype=bool)
+    keep[drop] = False
+    renum = np.cumsum(keep) - 1
+    qi, qj, qv = model.qobj
+    rr, ri, rj, rv = model.qrows
+    fields: dict[str, object] = {
+        "var_names": [nm for nm, k in zip(model.var_names, keep, strict=True) if k],
+        "var_types": model.var_types[keep],
+        "lb": model.lb[keep],
+        "ub": model.ub[keep],
+        "obj": model.obj[keep],
+        "A": model.A[:, keep],
+        "qobj": (renum[qi], renum[qj], qv),
+        "qrows": (rr, renum[ri], renum[rj], rv),
+    }
+    fields.update(changes)
+    return model.replace(**fields)
+
+
+def fold_gurobi_idioms(model: CanonicalModel) -> CanonicalModel:
+    """Undo Gurobi's file idioms: the ``Constant`` variable and ``Rg<row>`` range variables.
+
+    Gurobi writes an objective constant as a variable ``Constant`` fixed at 1 (and reads it back
+    as the constant), and a ranged row ``lo <= a.x <= hi`` as ``a.x + Rg<row> = hi`` with
+    ``0 <= Rg<row> <= hi - lo``. Only variables with exactly that shape are folded.
+    """
+    if "Constant" not in model.var_names and not any(
+        nm.startswith(("Rg", "MPS_Rg")) for nm in model.var_names
+    ):
+        return model
+    in_quad = set(_quad_vars(model).tolist())
+    csc = model.A.tocsc()
+    col_nnz = np.diff(csc.indptr)
+    drop: list[int] = []
+    constant = model.obj_constant
+    lo, hi = model.row_lower.copy(), model.row_upper.copy()
+    row_index = {nm: r for r, nm in enumerate(model.row_names)}
+    for k, nm in enumerate(model.var_names):
+        if k in in_quad or model.var_types[k] != "C":
+            continue
+        if nm == "Constant":
+            if model.lb[k] == 1.0 and model.ub[k] == 1.0 and col_nnz[k] == 0:
+                constant += float(model.obj[k])
+                drop.append(k)
+            continue
+        row = nm[2:] if nm.startswith("Rg") else nm[6:] if nm.startswith("MPS_Rg") else None
+        r = row_index.get(row) if row else None
+        if r is None or col_nnz[k] != 1 or model.obj[k] != 0.0:
+            continue
+        if csc.indices[csc.indptr[k]] != r or lo[r] != hi[r] or model.lb[k] != 0.0:
+            continue
+        width, coef = float(model.ub[k]), float(csc.data[csc.indptr[k]])
+        if not (math.isfinite(width) and abs(coef) == 1.0):
+            continue
+        rhs = lo[r]
+        # a.x + coef * s = rhs with s in [0, width]
+        lo[r], hi[r] = (rhs - width, rhs) if coef > 0 else (rhs, rhs + width)
+        drop.append(k)
+    if not drop:
+        return model
+    return drop_columns(model, np.array(drop, dtype=np.int64), obj_constant=constant,
+                        row_lower=lo, row_upper=hi)

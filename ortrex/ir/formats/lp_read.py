@@ -1,0 +1,411 @@
+"""Reader for the LP format as Gurobi (and CPLEX) write it: bracketed names, quadratic terms."""
+
+from __future__ import annotations
+
+import math
+import re
+
+from ortrex.ir.canonical import CanonicalModel
+from ortrex.ir.formats.builder import ModelBuilder
+from ortrex.ir.formats.errors import ModelFileError
+
+INF = math.inf
+BIG = 1e30  # bounds and right-hand sides at or beyond this magnitude are infinite (as in Gurobi)
+
+_TOKEN = re.compile(
+    r"->|=[<>]|[<>]=?|=|[-+*/^:\[\]]"
+    r"|(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?"
+    r"|[^\s<>=+\-*/^:\[\]\\][^\s<>=+\-*/^:\\]*"
+)
+_SENSES = {"<=": "<=", "=<": "<=", "<": "<=", ">=": ">=", "=>": ">=", ">": ">=", "=": "="}
+_OPS = frozenset(("->", "+", "-", "*", "/", "^", ":", "[", "]", *_SENSES))
+_NUMBER_START = frozenset("0123456789.")
+_INF_WORDS = {"inf": INF, "infinity": INF, "+inf": INF, "+infinity": INF}
+
+_HEADERS = {
+    **dict.fromkeys(("minimize", "minimise", "minimum", "min"), "min"),
+    **dict.fromkeys(("maximize", "maximise", "maximum", "max"), "max"),
+    **dict.fromkeys(("subject to", "such that", "st", "s.t.", "st."), "rows"),
+    **dict.fromkeys(("bounds", "bound"), "bounds"),
+    **dict.fromkeys(("generals", "general", "gen", "integers", "integer"), "generals"),
+    **dict.fromkeys(("binaries", "binary", "bin"), "binaries"),
+    "end": "end",
+}
+_UNSUPPORTED = {
+    "semi-continuous": "semi-continuous variables",
+    "semi-continuous variables": "semi-continuous variables",
+    "semis": "semi-continuous variables",
+    "semi": "semi-continuous variables",
+    "sos": "SOS constraints",
+    "general constraints": "general constraints",
+    "general constraint": "general constraints",
+    "genconstrs": "general constraints",
+    "lazy constraints": "lazy constraints",
+    "user cuts": "user cuts",
+    "pwlobj": "piecewise-linear objectives",
+    "minimize multi-objectives": "multiple objectives",
+    "maximize multi-objectives": "multiple objectives",
+}
+
+
+class _Section:
+    __slots__ = ("kind", "line", "lines", "toks")
+
+    def __init__(self, kind: str, line: int) -> None:
+        self.kind = kind
+        self.line = line
+        self.toks: list[str] = []
+        self.lines: list[int] = []
+
+
+def _split_sections(text: str, path: str) -> tuple[list[_Section], str]:
+    """Sections with their tokens, and the model name of a leading ``\\ Model <name>`` comment."""
+    sections: list[_Section] = []
+    current: _Section | None = None
+    findall = _TOKEN.findall
+    name = ""
+    for lineno, raw in enumerate(text.splitlines(), start=1):
+        cut = raw.find("\\")
+        if cut == 0 and current is None and not name and raw[1:].strip().startswith("Model "):
+            name = raw[1:].strip()[6:].strip()
+        line = raw if cut < 0 else raw[:cut]
+        if not line.strip():
+            continue
+        if not line[0].isspace():
+            key = " ".join(line.split()).lower()
+            if key in _HEADERS:
+                kind = _HEADERS[key]
+                if kind == "end":
+                    break
+                current = _Section(kind, lineno)
+                sections.append(current)
+                continue
+            if key in _UNSUPPORTED:
+                raise ModelFileError(path, f"{_UNSUPPORTED[key]} are not supported", lineno)
+        if current is None:
+            raise ModelFileError(
+                path, f"expected Minimize or Maximize before {line.strip()[:40]!r}", lineno
+            )
+        toks = findall(line)
+        for k, t in enumerate(toks):
+            if "]" in t and t[0] != "]" and t.count("]") > t.count("["):
+                # "y]" closing a quadratic bracket: split the bracket off the name.
+                stripped = t.rstrip("]")
+                toks[k: k + 1] = [stripped] + ["]"] * (len(t) - len(stripped))
+        current.toks.extend(toks)
+        current.lines.extend([lineno] * len(toks))
+    if not sections or sections[0].kind not in ("min", "max"):
+        raise ModelFileError(path, "no Minimize or Maximize section: not an LP file")
+    return sections, name
+
+
+class _Parser:
+    """Token-level parser of one LP file."""
+
+    def __init__(self, path: str) -> None:
+        self.path = path
+        self.b = ModelBuilder()
+        self.toks: list[str] = []
+        self.lines: list[int] = []
+        self.section_line = 0
+
+    def error(self, pos: int, message: str) -> ModelFileError:
+        if pos < len(self.lines):
+            line = self.lines[pos]
+        else:
+            line = self.lines[-1] if self.lines else self.section_line
+        return ModelFileError(self.path, message, line)
+
+    def tok(self, pos: int, what: str) -> str:
+        if pos >= len(self.toks):
+            raise self.error(pos, f"unexpected end of section: expected {what}")
+        return self.toks[pos]
+
+    def number(self, pos: int, what: str) -> tuple[float, int]:
+        """A signed number or infinity at ``pos``; returns (value, next position)."""
+        sign = 1.0
+        t = self.tok(pos, what)
+        while t in ("+", "-"):
+            if t == "-":
+                sign = -sign
+            pos += 1
+            t = self.tok(pos, what)
+        if t[0] in _NUMBER_START:
+            v = float(t)
+        elif t.lower() in _INF_WORDS:
+            v = INF
+        elif t.lower() == "nan":
+            raise self.error(pos, f"NaN where {what} was expected")
+        else:
+            raise self.error(pos, f"expected {what}, got {t!r}")
+        return sign * v, pos + 1
+
+    def is_name(self, t: str) -> bool:
+        return t not in _OPS and t[0] not in _NUMBER_START
+
+    def expression(self, pos: int, mode: str, row: int | None) -> tuple[int, float]:
+        """Parse terms; returns (position after the expression, constant part).
+
+        ``mode`` says where the expression ends: ``objective`` at the section end, ``row`` at a
+        comparison (required), ``open`` at a comparison or at anything that cannot continue it.
+        """
+        toks, n, b = self.toks, len(self.toks), self.b
+        var = b.var
+        constant = 0.0
+        first = True
+        if row is None:
+            obj = b.obj
+        else:
+            a_rows, a_cols, a_vals = b.a_rows, b.a_cols, b.a_vals
+        while pos < n:
+            t = toks[pos]
+            if t in _SENSES:
+                if mode != "objective":
+                    return pos, constant
+                raise self.error(pos, f"unexpected {t!r} in the objective")
+            sign = 1.0
+            if t == "+" or t == "-":
+                while t == "+" or t == "-":
+                    if t == "-":
+                        sign = -sign
+                    pos += 1
+                    t = self.tok(pos, "a term")
+            elif not first:
+                if mode == "open":
+                    return pos, constant
+                if mode == "row":
+                    raise self.error(pos, "constraint has no comparison (<=, >= or =)")
+                if self.is_name(t) and pos + 1 < n and toks[pos + 1] == ":":
+                    raise self.error(pos, f"unexpected label {t!r}: only one objective is allowed")
+                raise self.error(pos, f"expected '+' or '-' before {t!r}")
+            first = False
+            if t == "[":
+                pos = self.quadratic(pos + 1, sign, row)
+                continue
+            if t[0] in _NUMBER_START:
+                coef = sign * float(t)
+                pos += 1
+                nxt = toks[pos] if pos < n else ""
+                if nxt and self.is_name(nxt) and not (pos + 1 < n and toks[pos + 1] == ":"):
+                    t, pos = nxt, pos + 1
+                elif nxt == "[":
+                    raise self.error(pos, "a coefficient cannot multiply a quadratic bracket")
+                else:
+                    constant += coef
+                    continue
+            elif t in _OPS:
+                raise self.error(pos, f"expected a term, got {t!r}")
+            else:
+                low = t.lower()
+                if (low in ("nan", "inf", "infinity") and pos + 1 < n
+                        and self.is_name(toks[pos + 1])):
+                    what = "NaN" if low == "nan" else "infinite"
+                    raise self.error(pos, f"{what} coefficient of {toks[pos + 1]!r}")
+                coef = sign
+                pos += 1
+            if pos < n and toks[pos] in ("*", "^"):
+                raise self.error(pos, "quadratic terms must be written inside [ ]")
+            k = var(t)
+            if row is None:
+                obj[k] = obj.get(k, 0.0) + coef
+            else:
+                a_rows.append(row)
+                a_cols.append(k)
+                a_vals.append(coef)
+        if mode == "row":
+            raise self.error(pos, "constraint has no comparison (<=, >= or =)")
+        return pos, constant
+
+    def quadratic(self, pos: int, outer: float, row: int | None) -> int:
+        """Parse ``[ ... ]`` (optionally ``/ 2``) after the opening bracket."""
+        toks, b = self.toks, self.b
+        terms: list[tuple[int, int, float]] = []
+        first = True
+        while True:
+            t = self.tok(pos, "']'")
+            if t == "]":
+                pos += 1
+                break
+            sign = 1.0
+            if t in ("+", "-"):
+                while t in ("+", "-"):
+                    if t == "-":
+                        sign = -sign
+                    pos += 1
+                    t = self.tok(pos, "a quadratic term")
+            elif not first:
+                raise self.error(pos, f"expected '+' or '-' before {t!r} in a quadratic bracket")
+            first = False
+            coef = sign
+            if t[0] in _NUMBER_START:
+                coef = sign * float(t)
+                pos += 1
+                t = self.tok(pos, "a variable name")
+            if not self.is_name(t):
+                raise self.error(pos, f"expected a variable name, got {t!r}")
+            i = b.var(t)
+            op = self.tok(pos + 1, "'^' or '*'")
+            if op == "^":
+                if self.tok(pos + 2, "2") != "2":
+                    raise self.error(pos + 2, "only squares (^2) are supported")
+                terms.append((i, i, coef))
+                pos += 3
+            elif op == "*":
+                other = self.tok(pos + 2, "a variable name")
+                if not self.is_name(other):
+                    raise self.error(pos + 2, f"expected a variable name, got {other!r}")
+                terms.append((i, b.var(other), coef))
+                pos += 3
+            else:
+                raise self.error(pos + 1, f"expected '^2' or '* name' after {t!r}, got {op!r}")
+        divisor = 1.0
+        if pos < len(toks) and toks[pos] == "/":
+            divisor, pos = self.number(pos + 1, "a divisor")
+            if divisor == 0 or not math.isfinite(divisor):
+                raise self.error(pos - 1, f"invalid divisor {divisor}")
+        scale = outer / divisor
+        if row is None:
+            b.qobj.extend((i, j, c * scale) for i, j, c in terms)
+        else:
+            b.qrows.extend((row, i, j, c * scale) for i, j, c in terms)
+        return pos
+
+    def objective(self, sec: _Section) -> None:
+        self.toks, self.lines = sec.toks, sec.lines
+        self.b.sense = sec.kind
+        pos = 0
+        if len(self.toks) > 1 and self.toks[1] == ":":
+            pos = 2
+        _, constant = self.expression(pos, "objective", row=None)
+        self.b.constant += constant
+
+    def constraints(self, sec: _Section) -> None:
+        self.toks, self.lines = sec.toks, sec.lines
+        toks, n, b = self.toks, len(self.toks), self.b
+        pos = 0
+        while pos < n:
+            name = None
+            if pos + 1 < n and toks[pos + 1] == ":":
+                name = toks[pos]
+                if not self.is_name(name):
+                    raise self.error(pos, f"invalid constraint name {name!r}")
+                pos += 2
+            lower: tuple[float, str] | None = None
+            t = self.tok(pos, "a constraint")
+            if t[0] in _NUMBER_START or t in ("+", "-") or t.lower() in _INF_WORDS:
+                # The bound written first: "lo <= expr" or "lo <= expr <= hi".
+                try:
+                    value, probe = self.number(pos, "a number")
+                except ModelFileError:
+                    probe = pos
+                if probe > pos and probe < n and toks[probe] in _SENSES:
+                    lower = (value, _SENSES[toks[probe]])
+                    pos = probe + 1
+            r = b.add_row(name, -INF, INF)
+            pos, constant = self.expression(pos, "row" if lower is None else "open", row=r)
+            if lower is None:
+                sense = _SENSES[toks[pos]]
+                value, pos = self.number(pos + 1, "a right-hand side")
+                lo, hi = _bounds_from(sense, value - constant, flipped=False)
+            else:
+                lo, hi = _bounds_from(lower[1], lower[0] - constant, flipped=True)
+                if pos < n and toks[pos] in _SENSES:
+                    sense = _SENSES[toks[pos]]
+                    value, pos = self.number(pos + 1, "a right-hand side")
+                    lo2, hi2 = _bounds_from(sense, value - constant, flipped=False)
+                    lo, hi = max(lo, lo2), min(hi, hi2)
+            b.row_lo[r], b.row_hi[r] = lo, hi
+
+    def bounds(self, sec: _Section) -> None:
+        self.toks, self.lines = sec.toks, sec.lines
+        toks, n, b = self.toks, len(self.toks), self.b
+        pos = 0
+        while pos < n:
+            t = toks[pos]
+            if self.is_name(t) and t.lower() not in _INF_WORDS:
+                k = b.var(t)
+                if pos + 1 < n and toks[pos + 1].lower() == "free":
+                    b.lb[k], b.ub[k] = -INF, INF
+                    pos += 2
+                    continue
+                op = self.tok(pos + 1, "a comparison or 'free'")
+                if op not in _SENSES:
+                    raise self.error(pos + 1, f"expected a comparison or 'free' after {t!r}")
+                value, pos = self.number(pos + 2, "a bound")
+                self._set_bound(k, _SENSES[op], value, pos - 1)
+                continue
+            value, pos = self.number(pos, "a bound or a variable name")
+            op = self.tok(pos, "a comparison")
+            if op not in _SENSES:
+                raise self.error(pos, f"expected a comparison, got {op!r}")
+            name = self.tok(pos + 1, "a variable name")
+            if not self.is_name(name):
+                raise self.error(pos + 1, f"expected a variable name, got {name!r}")
+            k = b.var(name)
+            flipped = {"<=": ">=", ">=": "<=", "=": "="}[_SENSES[op]]
+            self._set_bound(k, flipped, value, pos)
+            pos += 2
+            if pos < n and toks[pos] in _SENSES:
+                op2 = _SENSES[toks[pos]]
+                value, pos = self.number(pos + 1, "a bound")
+                self._set_bound(k, op2, value, pos - 1)
+
+    def _set_bound(self, k: int, sense: str, value: float, pos: int) -> None:
+        b = self.b
+        if sense == "<=":
+            b.ub[k] = INF if value >= BIG else value
+        elif sense == ">=":
+            b.lb[k] = -INF if value <= -BIG else value
+        else:
+            if abs(value) >= BIG:
+                raise self.error(pos, f"cannot fix {b.names[k]!r} at an infinite value")
+            b.lb[k] = b.ub[k] = value
+
+    def declarations(self, sec: _Section, vtype: str) -> None:
+        self.toks, self.lines = sec.toks, sec.lines
+        b = self.b
+        for pos, t in enumerate(self.toks):
+            if not self.is_name(t):
+                raise self.error(pos, f"expected a variable name, got {t!r}")
+            k = b.var(t)
+            b.types[k] = vtype
+            if vtype == "B":
+                # As Gurobi does: a binary's bounds are clipped to [0, 1].
+                b.lb[k] = max(b.lb[k], 0.0)
+                b.ub[k] = min(b.ub[k], 1.0)
+
+
+def _bounds_from(sense: str, value: float, flipped: bool) -> tuple[float, float]:
+    """Row bounds for ``expr <sense> value`` (or ``value <sense> expr`` when flipped)."""
+    if flipped:
+        sense = {"<=": ">=", ">=": "<=", "=": "="}[sense]
+    if sense == "<=":
+        return -INF, INF if value >= BIG else value
+    if sense == ">=":
+        return -INF if value <= -BIG else value, INF
+    return value, value
+
+
+def parse_lp(text: str, path: str = "<string>") -> CanonicalModel:
+    """Parse LP text; errors raise :class:`ModelFileError` with the line."""
+    sections, name = _split_sections(text, path)
+    p = _Parser(path)
+    p.b.name = name
+    seen: set[str] = set()
+    for sec in sections:
+        p.section_line = sec.line
+        if sec.kind in ("min", "max"):
+            if seen & {"min", "max"}:
+                raise ModelFileError(path, "a second objective section", sec.line)
+            p.objective(sec)
+        elif sec.kind == "rows":
+            p.constraints(sec)
+        elif sec.kind == "bounds":
+            p.bounds(sec)
+        else:
+            p.declarations(sec, "I" if sec.kind == "generals" else "B")
+        seen.add(sec.kind)
+    try:
+        return p.b.build()
+    except ValueError as exc:
+        raise ModelFileError(path, str(exc)) from None

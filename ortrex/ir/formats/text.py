@@ -1,0 +1,46 @@
+"""Reading model files as text: size, encoding and compression checks with precise messages."""
+
+from __future__ import annotations
+
+import gzip
+from pathlib import Path
+
+from ortrex.ir.formats.errors import ModelFileError
+
+
+def read_bytes(path: str | Path) -> bytes:
+    """The file's bytes, gunzipped when it ends in ``.gz``; missing or unreadable files raise."""
+    p = Path(path)
+    try:
+        data = p.read_bytes()
+    except FileNotFoundError:
+        raise ModelFileError(str(path), "no such file") from None
+    except IsADirectoryError:
+        raise ModelFileError(str(path), "is a directory, not a model file") from None
+    except OSError as exc:
+        raise ModelFileError(str(path), f"cannot read: {exc.strerror or exc}") from None
+    if p.suffix == ".gz":
+        try:
+            data = gzip.decompress(data)
+        except (OSError, EOFError) as exc:
+            raise ModelFileError(str(path), f"not a valid gzip file ({exc})") from None
+    return data
+
+
+def decode_text(data: bytes, path: str) -> str:
+    """UTF-8 text of a model file; empty files, binary junk and bad bytes are reported."""
+    if not data.strip():
+        raise ModelFileError(path, "empty file")
+    nul = data.find(b"\x00")
+    if nul >= 0:
+        line = data.count(b"\n", 0, nul) + 1
+        raise ModelFileError(path, f"binary data, not a text model file (NUL byte at offset {nul})",
+                             line)
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = data.count(b"\n", 0, exc.start) + 1
+        col = exc.start - (data.rfind(b"\n", 0, exc.start) + 1) + 1
+        raise ModelFileError(
+            path, f"not UTF-8 text: byte 0x{data[exc.start]:02x} at column {col}", line
+        ) from None

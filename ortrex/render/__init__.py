@@ -1,0 +1,1 @@
+"""Rendering of problem statements (DP / DT / DPS), formulations, programs and documents."""

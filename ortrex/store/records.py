@@ -1,0 +1,54 @@
+"""Rows for the store built from IR objects, and IR objects loaded back from rows."""
+
+from __future__ import annotations
+
+import zlib
+from datetime import datetime
+from typing import Any
+
+from ortrex.ir.canonical import CanonicalModel
+from ortrex.ir.fingerprint import FP_VERSION
+from ortrex.store.db import Store, utcnow
+from ortrex.store.errors import StoreError
+
+MODEL_FORMAT = "ortrex-canonical-1+zlib"
+
+
+def instance_row(model: CanonicalModel, family: str | None = None, run_id: str | None = None,
+                 created_at: datetime | None = None) -> dict[str, Any]:
+    """The ``instances`` row of a canonical model (id = content hash)."""
+    s = model.stats()
+    return {
+        "id": model.content_hash,
+        "structural_fp": model.structural_fingerprint,
+        "formulation_fp": model.formulation_fingerprint,
+        "fp_version": FP_VERSION,
+        "name": model.name,
+        "family": family,
+        "problem_class": s.problem_class,
+        "sense": model.sense.value,
+        "n_vars": s.n_vars,
+        "n_rows": s.n_rows,
+        "nnz": s.nnz,
+        "n_int": s.n_int,
+        "n_bin": s.n_bin,
+        "n_qobj": s.n_qobj,
+        "n_qrows": s.n_qrows,
+        "difficulty": None,
+        "model": zlib.compress(model.to_bytes(), 6),
+        "model_format": MODEL_FORMAT,
+        "created_at": created_at or utcnow(),
+        "run_id": run_id,
+    }
+
+
+def load_instance(store: Store, instance_id: str) -> CanonicalModel:
+    """The canonical model stored under ``instance_id``."""
+    rows = store.conn.execute(
+        "SELECT model, model_format FROM instances WHERE id = ?", [instance_id]).fetchall()
+    if not rows:
+        raise StoreError(f"no instance with id {instance_id!r}")
+    blob, fmt = rows[0]
+    if fmt != MODEL_FORMAT:
+        raise StoreError(f"instance {instance_id}: unknown model format {fmt!r}")
+    return CanonicalModel.from_bytes(zlib.decompress(blob))

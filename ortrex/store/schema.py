@@ -1,0 +1,175 @@
+"""Table definitions of the verification database (SQLModel, created through duckdb-engine).
+
+Every id is content-derived (a hash of what the row means), so re-running a job is idempotent.
+Floats are DOUBLE (SQLModel's default FLOAT is 32-bit), JSON columns use DuckDB's JSON type,
+integer keys are not SERIAL (DuckDB has none) and times are UTC TIMESTAMPTZ.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+import sqlalchemy as sa
+from sqlmodel import Field, SQLModel
+
+SCHEMA_VERSION = 1
+
+
+def _double(**kw: Any) -> Any:
+    return Field(sa_type=sa.Double, **kw)
+
+
+def _bigint(**kw: Any) -> Any:
+    return Field(sa_type=sa.BigInteger, **kw)
+
+
+def _json(**kw: Any) -> Any:
+    return Field(sa_type=sa.JSON, **kw)
+
+
+class SchemaVersion(SQLModel, table=True):
+    """One row per applied schema version."""
+
+    __tablename__ = "schema_version"
+    version: int = Field(primary_key=True, sa_column_kwargs={"autoincrement": False})
+    description: str
+    applied_at: datetime
+
+
+class Run(SQLModel, table=True):
+    """A job invocation: command, configuration, counts."""
+
+    __tablename__ = "runs"
+    id: str = Field(primary_key=True)
+    command: str
+    config: dict | None = _json(default=None)
+    counts: dict | None = _json(default=None)
+    status: str
+    ortrex_version: str
+    started_at: datetime
+    finished_at: datetime | None = None
+
+
+class Source(SQLModel, table=True):
+    """An input file a row came from: a path with given content (sha256 of its bytes)."""
+
+    __tablename__ = "sources"
+    id: str = Field(primary_key=True)
+    path: str
+    sha256: str
+    format: str
+    size_bytes: int = _bigint()
+    first_seen_at: datetime
+    run_id: str | None = None
+
+
+class Instance(SQLModel, table=True):
+    """A canonical model (id: its content hash) with fingerprints and size figures."""
+
+    __tablename__ = "instances"
+    id: str = Field(primary_key=True)
+    structural_fp: str
+    formulation_fp: str
+    fp_version: int
+    name: str
+    family: str | None = None
+    problem_class: str
+    sense: str
+    n_vars: int
+    n_rows: int
+    nnz: int = _bigint()
+    n_int: int
+    n_bin: int
+    n_qobj: int
+    n_qrows: int
+    difficulty: float | None = _double(default=None)
+    model: bytes = Field(sa_type=sa.LargeBinary)
+    model_format: str
+    created_at: datetime
+    run_id: str | None = None
+
+
+class SemanticModelRow(SQLModel, table=True):
+    """A semantic (modeller-level) model with its descriptors."""
+
+    __tablename__ = "semantic_models"
+    id: str = Field(primary_key=True)
+    family: str
+    domain: str | None = None
+    schema_version: int
+    model: dict = _json()
+    descriptors: dict | None = _json(default=None)
+    created_at: datetime
+    run_id: str | None = None
+
+
+class Document(SQLModel, table=True):
+    """A rendered artefact: statement, program, CPT document or SFT example."""
+
+    __tablename__ = "documents"
+    id: str = Field(primary_key=True)
+    instance_id: str | None = None
+    semantic_id: str | None = None
+    kind: str
+    form: str | None = None
+    text: str
+    data_files: dict | None = _json(default=None)
+    program: str | None = None
+    renderer: str | None = None
+    template: str | None = None
+    created_at: datetime
+    run_id: str | None = None
+
+
+class Verification(SQLModel, table=True):
+    """One verifier's verdict on one subject (instance, document, ...)."""
+
+    __tablename__ = "verifications"
+    id: str = Field(primary_key=True)
+    subject_id: str
+    subject_kind: str
+    verifier: str
+    status: str
+    objective: float | None = _double(default=None)
+    runtime_s: float | None = _double(default=None)
+    details: dict | None = _json(default=None)
+    created_at: datetime
+    run_id: str | None = None
+
+
+class LineageEdge(SQLModel, table=True):
+    """A lineage edge parent -> child (seed -> mutation -> instance -> document -> export)."""
+
+    __tablename__ = "lineage"
+    id: str = Field(primary_key=True)
+    parent_id: str
+    parent_kind: str
+    child_id: str
+    child_kind: str
+    relation: str
+    operator: str | None = None
+    params: dict | None = _json(default=None)
+    created_at: datetime
+    run_id: str | None = None
+
+
+class Export(SQLModel, table=True):
+    """An exported dataset file set with its manifest."""
+
+    __tablename__ = "exports"
+    id: str = Field(primary_key=True)
+    kind: str
+    path: str
+    n_docs: int
+    sha256: str
+    manifest: dict | None = _json(default=None)
+    created_at: datetime
+    run_id: str | None = None
+
+
+TABLES: dict[str, type[SQLModel]] = {
+    m.__tablename__: m  # type: ignore[misc]
+    for m in (SchemaVersion, Run, Source, Instance, SemanticModelRow, Document, Verification,
+              LineageEdge, Export)
+}

@@ -1,0 +1,1 @@
+"""Small-scale trainer and MindSpeed-LLM launch generation."""

@@ -1,0 +1,87 @@
+"""Terminal output: progress bars with rates on stderr, tables of DataFrames on stdout."""
+
+from __future__ import annotations
+
+import base64
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+
+import polars as pl
+from rich.console import Console
+from rich.progress import (
+    BarColumn,
+    MofNCompleteColumn,
+    Progress,
+    ProgressColumn,
+    Task,
+    TextColumn,
+    TimeElapsedColumn,
+    TimeRemainingColumn,
+)
+from rich.table import Table
+from rich.text import Text
+
+console = Console()
+err_console = Console(stderr=True)
+
+
+class RateColumn(ProgressColumn):
+    """Items per second."""
+
+    def render(self, task: Task) -> Text:
+        speed = task.finished_speed or task.speed
+        return Text("" if speed is None else f"{speed:,.1f}/s", style="progress.data.speed")
+
+
+@contextmanager
+def stages(units: dict[str, str] | None = None) -> Iterator[
+        tuple[Callable[[str, int], None], Callable[[str], None]]]:
+    """A progress display driven by ``on_stage(name, total)`` and ``tick(name)`` callbacks."""
+    units = units or {}
+    with Progress(TextColumn("[bold]{task.description:<8}"), BarColumn(), MofNCompleteColumn(),
+                  TextColumn("{task.fields[unit]}"), RateColumn(), TimeElapsedColumn(),
+                  TimeRemainingColumn(), console=err_console, transient=False) as bar:
+        tasks: dict[str, object] = {}
+
+        def on_stage(name: str, total: int) -> None:
+            tasks[name] = bar.add_task(name, total=total, unit=units.get(name, "items"))
+
+        def tick(name: str) -> None:
+            bar.advance(tasks[name])  # type: ignore[arg-type]
+
+        yield on_stage, tick
+
+
+def _cell(value: object, width: int) -> str:
+    if value is None:
+        return "∅"
+    if isinstance(value, bytes):
+        return f"<{len(value)} bytes>"
+    text = str(value)
+    return text if len(text) <= width else text[: width - 1] + "…"
+
+
+def frame_table(df: pl.DataFrame, title: str | None = None, max_rows: int = 100,
+                width: int = 48) -> Table:
+    """A rich Table of (the first ``max_rows`` rows of) ``df``."""
+    table = Table(title=title, show_lines=False, header_style="bold")
+    for name, dtype in zip(df.columns, df.dtypes, strict=True):
+        table.add_column(name, justify="right" if dtype.is_numeric() else "left",
+                         overflow="fold")
+    for row in df.head(max_rows).iter_rows():
+        table.add_row(*(_cell(v, width) for v in row))
+    if df.height > max_rows:
+        table.caption = f"{df.height - max_rows} more rows not shown (of {df.height})"
+    elif title is None:
+        table.caption = f"{df.height} row{'s' if df.height != 1 else ''}"
+    return table
+
+
+def printable(df: pl.DataFrame) -> pl.DataFrame:
+    """``df`` with binary columns as base64 text (for CSV and JSON)."""
+    binary = [c for c, t in zip(df.columns, df.dtypes, strict=True) if t == pl.Binary]
+    if not binary:
+        return df
+    return df.with_columns(
+        pl.col(c).map_elements(lambda b: base64.b64encode(b).decode(), return_dtype=pl.String)
+        for c in binary)

@@ -1,0 +1,1 @@
+"""Verifiers: solvers, structural equivalence, sandboxed execution, fidelity and dedup."""
