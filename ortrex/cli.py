@@ -15,8 +15,10 @@ import typer
 from rich.table import Table
 
 from ortrex import __version__
-from ortrex.ir.formats import FORMATS, ModelFileError, UnsupportedModelError, read_model
-from ortrex.store import Store, StoreError, resolve_db
+
+# Heavy modules (numpy, scipy, duckdb, polars, solvers) are imported inside the commands, so
+# `ortrex --help` and `--version` start fast.
+FORMATS = ("lp", "mps", "mps-fixed", "mps-free", "json")
 
 app = typer.Typer(
     name="ortrex",
@@ -34,7 +36,12 @@ class UsageError(Exception):
     """Bad command-line input that click cannot see (one line, exit 2)."""
 
 
-USER_ERRORS = (ModelFileError, UnsupportedModelError, StoreError, UsageError)
+def _user_errors() -> tuple[type[BaseException], ...]:
+    """Exception types that mean bad input (reported in one line, exit 2)."""
+    from ortrex.ir.formats.errors import ModelFileError, UnsupportedModelError
+    from ortrex.store.errors import StoreError
+
+    return (ModelFileError, UnsupportedModelError, StoreError, UsageError)
 
 
 def _atomic_write(path: Path, data: bytes) -> None:
@@ -54,25 +61,33 @@ _root_db: Path | None = None
 
 def _db(db: Path | None) -> Path:
     """The store path: the sub-command's --db, else the global --db, else $ORTREX_DB/default."""
+    from ortrex.store.db import resolve_db
+
     return resolve_db(db or _root_db)
+
+
+def _print_version(value: bool) -> None:
+    if value:
+        print(f"ortrex {__version__}")
+        raise typer.Exit(0)
 
 
 @app.callback()
 def _root(
     db: DbOption = None,
     debug: Annotated[bool, typer.Option("--debug", help="Show tracebacks on errors.")] = False,
-    version: Annotated[bool, typer.Option("--version", help="Print the version and exit.")] = False,
+    version: Annotated[bool, typer.Option(
+        "--version", help="Print the version and exit.", callback=_print_version,
+        is_eager=True)] = False,
 ) -> None:
     global _root_db
     _root_db = db
-    if version:
-        print(f"ortrex {__version__}")
-        raise typer.Exit(0)
 
 
 @app.command()
 def init(db: DbOption = None) -> None:
     """Create the store (or migrate an older one to the current schema)."""
+    from ortrex.store import Store
     from ortrex.ui import console
 
     path = _db(db)
@@ -99,6 +114,7 @@ def import_lp(
     """Import model files as instances, with file provenance as lineage."""
     from ortrex.engine.importer import commit_import, prepare_import
     from ortrex.paths import reference_lp_dirs
+    from ortrex.store import Store
     from ortrex.ui import console, stages
 
     paths: list[Path] = list(files or [])
@@ -169,6 +185,7 @@ def solve_cmd(
     as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
 ) -> None:
     """Solve a model file and print status, objective and time."""
+    from ortrex.ir.formats import read_model
     from ortrex.ui import console
     from ortrex.verifiers.solvers import solve
 
@@ -214,6 +231,7 @@ def sql_cmd(
     max_rows: Annotated[int, typer.Option(min=1, help="Rows shown by --format table.")] = 100,
 ) -> None:
     """Run a read-only SQL query; results as a table, CSV, JSON or Parquet."""
+    from ortrex.store import Store
     from ortrex.ui import console, frame_table, printable
 
     if fmt is OutFormat.parquet and output is None:
@@ -259,6 +277,7 @@ def lineage_cmd(
     """Show the lineage of a node: its ancestors (default) and/or descendants."""
     import polars as pl
 
+    from ortrex.store import Store
     from ortrex.store.lineage import node_labels, resolve_node, walk
     from ortrex.ui import console, frame_table
 
@@ -297,6 +316,7 @@ def lineage_cmd(
 @app.command("info")
 def info_cmd(db: DbOption = None) -> None:
     """Row counts per table of the store."""
+    from ortrex.store import Store
     from ortrex.ui import console
 
     path = _db(db)
@@ -320,17 +340,15 @@ def main(argv: list[str] | None = None) -> int:
         app(args=args, prog_name="ortrex")
     except SystemExit as exc:
         return exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
-    except USER_ERRORS as exc:
-        if debug:
-            raise
-        print(f"error: {exc}", file=sys.stderr)
-        return 2
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
         return 130
     except Exception as exc:
         if debug:
             raise
+        if isinstance(exc, _user_errors()):
+            print(f"error: {exc}", file=sys.stderr)
+            return 2
         print(f"internal error: {type(exc).__name__}: {exc} (run with --debug for the traceback)",
               file=sys.stderr)
         return 1

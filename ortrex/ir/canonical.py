@@ -45,6 +45,10 @@ class Variable:
     lb: float = 0.0
     ub: float = INF
 
+    def __post_init__(self) -> None:
+        if str(self.vtype) == "B" and self.ub == INF:
+            object.__setattr__(self, "ub", 1.0)  # a binary's default upper bound is 1
+
 
 @dataclass(frozen=True)
 class Constraint:
@@ -223,10 +227,12 @@ class CanonicalModel:
             bad = ~np.isin(types, ["C", "I", "B"])
             if bad.any():
                 k = int(np.flatnonzero(bad)[0])
-                raise ValueError(f"variable {self.var_names[k]!r}: unknown type {types[k]!r}")
+                raise ValueError(f"variable {self.var_names[k]!r}: unknown type {str(types[k])!r}")
         self.var_types = types
         self.lb = _float_array(lb, n, 0.0, "lb")
         self.ub = _float_array(ub, n, INF, "ub")
+        if ub is None:
+            self.ub[types == "B"] = 1.0
         self.obj = _float_array(obj, n, 0.0, "obj")
         self.obj_constant = float(obj_constant) + 0.0
         try:

@@ -28,7 +28,12 @@ def quiet_env() -> gurobipy.Env:
 
 
 def to_gurobi(model: CanonicalModel, env: gurobipy.Env | None = None) -> gurobipy.Model:
-    """A gurobipy model of ``model``; ranged rows use Gurobi's ``Rg<row>`` range variables."""
+    """A gurobipy model of ``model``.
+
+    Ranged rows use Gurobi's ``Rg<row>`` range variables (folded back by :func:`from_gurobi`).
+    Gurobi keeps quadratic rows in a list of their own, so they come back after the linear ones,
+    and it rounds the bounds of integer variables to integers.
+    """
     import gurobipy as gp
     from gurobipy import GRB
 

@@ -263,7 +263,7 @@ class _MpsParser:
             b.ub[k] = INF
         elif kind == "BV":
             b.types[k] = "B"
-            b.lb[k], b.ub[k] = 0.0, 1.0
+            b.lb[k], b.ub[k] = max(b.lb[k], 0.0), min(b.ub[k], 1.0)
 
     def quadratic(self, f: list[str], section: str, q_row: str | None) -> None:
         if len(f) != 3:
@@ -321,5 +321,10 @@ def parse_mps(text: str, path: str = "<string>", fixed: bool | None = None) -> C
     except ModelFileError as free_error:
         try:
             return _MpsParser(path, fixed=True).parse(text)
-        except ModelFileError:
-            raise free_error from None
+        except ModelFileError as fixed_error:
+            # Report the reading that got further into the file.
+            def reach(e: ModelFileError) -> float:
+                return math.inf if e.line is None else e.line  # no line: the end of the file
+
+            later = reach(fixed_error) > reach(free_error)
+            raise (fixed_error if later else free_error) from None

@@ -138,11 +138,10 @@ def write_mps(model: CanonicalModel, fixed: bool = False) -> str:
     for j, nm in enumerate(names):
         low, h = float(lb[j]), float(ub[j])
         if types[j] == "B":
+            # As Gurobi writes it: the bounds first, then BV (which keeps them within [0, 1]).
+            if low == h:
+                out.data("FX", "BND", nm, low)
             out.data("BV", "BND", nm)
-            if low != 0.0:
-                out.data("LO", "BND", nm, low)
-            if h != 1.0:
-                out.data("UP", "BND", nm, h)
             continue
         if low == h:
             out.data("FX", "BND", nm, low)

@@ -1,0 +1,57 @@
+"""Shared fixtures: the public benchmark data, temporary stores and the CLI in a subprocess."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, settings
+
+from ortrex.paths import benchmarks_dir
+
+# Deterministic property tests: the same examples on every run and machine.
+settings.register_profile(
+    "ortrex", derandomize=True, deadline=None, max_examples=120,
+    suppress_health_check=[HealthCheck.too_slow],
+)
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ortrex"))
+
+REQUIRE_SHARED = os.environ.get("ORTREX_REQUIRE_SHARED") == "1"
+
+
+def need_shared() -> Path:
+    """The benchmarks folder, or skip (fail under ORTREX_REQUIRE_SHARED=1) when it is absent."""
+    root = benchmarks_dir()
+    if root is None:
+        msg = "../shared/benchmarks not found (set ORTREX_BENCHMARKS)"
+        if REQUIRE_SHARED:
+            pytest.fail(msg)
+        pytest.skip(msg)
+    return root
+
+
+@pytest.fixture(scope="session")
+def shared_benchmarks() -> Path:
+    """Path of the shared public benchmark data."""
+    return need_shared()
+
+
+@pytest.fixture(scope="session")
+def reference_lps(shared_benchmarks: Path) -> list[Path]:
+    """All reference LP files of bench4opt and bench4opt_feasible (394 + 344)."""
+    files = sorted((shared_benchmarks / "bench4opt" / "lp_code").glob("*.lp")) + sorted(
+        (shared_benchmarks / "bench4opt_feasible" / "lp_code").glob("*.lp"))
+    assert len(files) == 738, f"expected 738 reference LP files, found {len(files)}"
+    return files
+
+
+def run_cli(*args: str, cwd: Path | None = None, env: dict[str, str] | None = None,
+            timeout: float = 300) -> subprocess.CompletedProcess[str]:
+    """Run ``python -m ortrex ARGS`` in a real subprocess."""
+    full_env = {k: v for k, v in os.environ.items() if k != "ORTREX_DB"}
+    full_env.update(env or {})
+    return subprocess.run([sys.executable, "-m", "ortrex", *args], cwd=cwd, env=full_env,
+                          capture_output=True, text=True, timeout=timeout)
