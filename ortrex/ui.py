@@ -40,7 +40,7 @@ def stages(units: dict[str, str] | None = None) -> Iterator[
     units = units or {}
     with Progress(TextColumn("[bold]{task.description:<8}"), BarColumn(), MofNCompleteColumn(),
                   TextColumn("{task.fields[unit]}"), RateColumn(), TimeElapsedColumn(),
-                  TimeRemainingColumn(), console=err_console, transient=False) as bar:
+                  TimeRemainingColumn(), console=err_console, transient=True) as bar:
         tasks: dict[str, object] = {}
 
         def on_stage(name: str, total: int) -> None:

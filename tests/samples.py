@@ -1,0 +1,44 @@
+"""Small model files used by the job and CLI tests."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from ortrex.ir import CanonicalModel, Constraint, Objective, Variable
+from ortrex.ir.formats import write_model
+
+KNAPSACK_LP = """\\ Model knapsack
+Maximize
+ 5 x[0] + 4 x[1] + 3 x[2]
+Subject To
+ cap: 2 x[0] + 3 x[1] + x[2] <= 5
+Bounds
+Binaries
+ x[0] x[1] x[2]
+End
+"""
+
+
+def transport() -> CanonicalModel:
+    """A 2 x 2 transportation LP (optimum 2*10 + 3*5 + 1*5 = ... see the tests)."""
+    return CanonicalModel.from_items(
+        [Variable(f"f[{i},{j}]") for i in range(2) for j in range(2)],
+        Objective("min", {"f[0,0]": 2, "f[0,1]": 4, "f[1,0]": 3, "f[1,1]": 1}),
+        [Constraint.from_sense("supply0", {"f[0,0]": 1, "f[0,1]": 1}, "<=", 10),
+         Constraint.from_sense("supply1", {"f[1,0]": 1, "f[1,1]": 1}, "<=", 10),
+         Constraint.from_sense("demand0", {"f[0,0]": 1, "f[1,0]": 1}, ">=", 12),
+         Constraint.from_sense("demand1", {"f[0,1]": 1, "f[1,1]": 1}, ">=", 5)],
+        name="transport")
+
+
+def write_samples(folder: Path) -> dict[str, Path]:
+    """knapsack.lp, a byte copy of it, transport.mps, transport.json (same model twice)."""
+    folder.mkdir(parents=True, exist_ok=True)
+    paths = {"knapsack": folder / "knapsack.lp", "copy": folder / "sub" / "knapsack_copy.lp",
+             "mps": folder / "transport.mps", "json": folder / "transport.json"}
+    paths["knapsack"].write_text(KNAPSACK_LP)
+    paths["copy"].parent.mkdir(exist_ok=True)
+    paths["copy"].write_text(KNAPSACK_LP)
+    write_model(transport(), paths["mps"])
+    write_model(transport(), paths["json"])
+    return paths
