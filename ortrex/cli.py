@@ -6,7 +6,6 @@ import io
 import json
 import os
 import sys
-import tempfile
 from enum import StrEnum
 from pathlib import Path
 from typing import Annotated
@@ -45,15 +44,9 @@ def _user_errors() -> tuple[type[BaseException], ...]:
 
 
 def _atomic_write(path: Path, data: bytes) -> None:
-    fd, tmp = tempfile.mkstemp(dir=path.parent if str(path.parent) else ".",
-                               prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(data)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    from ortrex.ir.formats.text import write_atomic
+
+    write_atomic(path, data)
 
 
 _root_db: Path | None = None
@@ -109,7 +102,8 @@ def import_lp(
     = False,
     skip_bad: Annotated[bool, typer.Option(
         "--skip-bad", help="Skip unreadable files (counted) instead of stopping.")] = False,
-    workers: Annotated[int, typer.Option(min=1, help="Worker processes.")] = 1,
+    workers: Annotated[int, typer.Option(min=1, help="Worker processes (default: CPU count).")]
+    = os.cpu_count() or 1,
 ) -> None:
     """Import model files as instances, with file provenance as lineage."""
     from ortrex.engine.importer import commit_import, prepare_import

@@ -5,6 +5,8 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -55,3 +57,18 @@ def run_cli(*args: str, cwd: Path | None = None, env: dict[str, str] | None = No
     full_env.update(env or {})
     return subprocess.run([sys.executable, "-m", "ortrex", *args], cwd=cwd, env=full_env,
                           capture_output=True, text=True, timeout=timeout)
+
+
+@contextmanager
+def lock_held(db: Path) -> Iterator[int]:
+    """Another process holding the store's DuckDB write lock; yields its PID."""
+    holder = subprocess.Popen(
+        [sys.executable, "-c", "import duckdb, sys, time; c = duckdb.connect(sys.argv[1]); "
+         "print('held', flush=True); time.sleep(60)", str(db)],
+        stdout=subprocess.PIPE, text=True)
+    try:
+        assert holder.stdout is not None and holder.stdout.readline().strip() == "held"
+        yield holder.pid
+    finally:
+        holder.kill()
+        holder.wait()

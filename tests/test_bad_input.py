@@ -4,14 +4,13 @@ from __future__ import annotations
 
 import hashlib
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from ortrex.store import Store
 from ortrex.store.schema import SCHEMA_VERSION
-from tests.conftest import run_cli
+from tests.conftest import lock_held, run_cli
 from tests.samples import KNAPSACK_LP, write_samples
 
 
@@ -90,20 +89,12 @@ def test_sql_error(store: Path) -> None:
 
 
 def test_locked_store(store: Path, tmp_path: Path) -> None:
-    holder = subprocess.Popen(
-        [sys.executable, "-c", "import duckdb, sys, time; c = duckdb.connect(sys.argv[1]); "
-         "print('held', flush=True); time.sleep(60)", str(store)],
-        stdout=subprocess.PIPE, text=True)
-    try:
-        assert holder.stdout is not None and holder.stdout.readline().strip() == "held"
+    with lock_held(store) as pid:
         before = digest(store)
         for args in (["info"], ["sql", "SELECT 1"], ["import-lp", str(tmp_path / "in")]):
             assert_one_line_error(run_cli(*args, "--db", str(store)), "locked by another process",
-                                  f"PID {holder.pid}")
+                                  f"PID {pid}")
         assert digest(store) == before
-    finally:
-        holder.kill()
-        holder.wait()
 
 
 def test_corrupt_store(tmp_path: Path) -> None:

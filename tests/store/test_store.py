@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import subprocess
-import sys
 import time
 from pathlib import Path
 
@@ -24,6 +22,7 @@ from ortrex.store.db import utcnow
 from ortrex.store.migrations import Migration, pending
 from ortrex.store.records import instance_row, load_instance
 from ortrex.store.schema import SCHEMA_VERSION
+from tests.conftest import lock_held
 
 
 def edge(i: int) -> dict:
@@ -183,19 +182,11 @@ def test_migration_gaps_are_detected() -> None:
 def test_a_store_locked_by_another_process(tmp_path: Path) -> None:
     path = tmp_path / "s.duckdb"
     Store(path, create=True).close()
-    holder = subprocess.Popen(
-        [sys.executable, "-c", "import duckdb, sys, time; c = duckdb.connect(sys.argv[1]); "
-         "print('held', flush=True); time.sleep(60)", str(path)],
-        stdout=subprocess.PIPE, text=True)
-    try:
-        assert holder.stdout is not None and holder.stdout.readline().strip() == "held"
+    with lock_held(path) as pid:
         for read_only in (False, True):
-            with pytest.raises(StoreLockedError, match=f"locked by another process \\(PID "
-                                                        f"{holder.pid}\\)"):
+            with pytest.raises(StoreLockedError,
+                               match=rf"locked by another process \(PID {pid}\)"):
                 Store(path, read_only=read_only)
-    finally:
-        holder.kill()
-        holder.wait()
     deadline = time.time() + 10
     while True:  # the lock is released when the holder dies
         try:

@@ -7,8 +7,6 @@
 from __future__ import annotations
 
 import gzip
-import os
-import tempfile
 from pathlib import Path
 
 from ortrex.ir.canonical import CanonicalModel
@@ -20,7 +18,7 @@ from ortrex.ir.formats.lp_write import write_lp
 from ortrex.ir.formats.mof import parse_json, to_mof, write_json
 from ortrex.ir.formats.mps_read import parse_mps
 from ortrex.ir.formats.mps_write import write_mps
-from ortrex.ir.formats.text import decode_text, read_bytes
+from ortrex.ir.formats.text import decode_text, read_bytes, write_atomic
 
 FORMATS = ("lp", "mps", "mps-fixed", "mps-free", "json")
 _SUFFIXES = {".lp": "lp", ".mps": "mps", ".json": "json", ".mof": "json"}
@@ -105,14 +103,6 @@ def write_model(model: CanonicalModel, path: str | Path, fmt: str | None = None)
     if fmt is None:
         raise ValueError(f"cannot tell the format of {str(path)!r}; pass fmt")
     data = dumps(model, fmt).encode("utf-8")
-    p = Path(path)
-    if p.suffix == ".gz":
+    if Path(path).suffix == ".gz":
         data = gzip.compress(data, mtime=0)
-    fd, tmp = tempfile.mkstemp(dir=p.parent or ".", prefix=f".{p.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(data)
-        os.replace(tmp, p)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    write_atomic(path, data)

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import gzip
+import os
+import tempfile
 from pathlib import Path
 
 from ortrex.ir.formats.errors import ModelFileError
@@ -44,3 +46,16 @@ def decode_text(data: bytes, path: str) -> str:
         raise ModelFileError(
             path, f"not UTF-8 text: byte 0x{data[exc.start]:02x} at column {col}", line
         ) from None
+
+
+def write_atomic(path: str | Path, data: bytes) -> None:
+    """Write ``data`` to a temporary file beside ``path``, then rename it into place."""
+    p = Path(path)
+    fd, tmp = tempfile.mkstemp(dir=p.parent, prefix=f".{p.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data)
+        os.replace(tmp, p)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
