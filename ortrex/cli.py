@@ -118,22 +118,19 @@ def import_lp(
             raise UsageError("no FILES given and the shared reference LPs were not found "
                              "(set ORTREX_BENCHMARKS to the benchmarks folder)")
     path = _db(db)
-    # An existing store is opened first (a lock or a bad file stops us before any work); a new
-    # one is created only once every input has parsed, so bad input leaves nothing behind.
-    store = Store(path) if path.exists() else None
-    try:
-        with stages({"parse": "files", "solve": "instances"}) as (on_stage, tick):
-            prep = prepare_import(paths, family=family, solve=solve, skip_bad=skip_bad,
-                                  workers=workers, progress=tick, on_stage=on_stage)
-        if store is None:
-            store = Store(path, create=True)
+    # An existing store is checked first, so a lock or a bad file stops us before any work, and
+    # released while we parse (DuckDB readers wait for a writer). A new store is created only
+    # once every input has parsed, so bad input leaves nothing behind.
+    if path.exists():
+        Store(path).close()
+    with stages({"parse": "files", "solve": "instances"}) as (on_stage, tick):
+        prep = prepare_import(paths, family=family, solve=solve, skip_bad=skip_bad,
+                              workers=workers, progress=tick, on_stage=on_stage)
+    with Store(path, create=True) as store:
         report = commit_import(store, prep)
-        console.print(_import_table(report, path))
-        for line in report.skipped:
-            console.print(f"[yellow]skipped[/] {line}")
-    finally:
-        if store is not None:
-            store.close()
+    console.print(_import_table(report, path))
+    for line in report.skipped:
+        console.print(f"[yellow]skipped[/] {line}")
 
 
 def _import_table(report: object, path: Path) -> Table:

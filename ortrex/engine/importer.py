@@ -9,6 +9,7 @@ from collections import Counter
 from collections.abc import Callable, Iterable
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -124,6 +125,7 @@ class PreparedImport:
     skip_bad: bool
     verdicts: dict[str, dict[str, Any]] = field(default_factory=dict)
     seconds: float = 0.0
+    started_at: datetime = field(default_factory=utcnow)
 
 
 def prepare_import(paths: Iterable[str | Path], *, family: str | None = None,
@@ -135,7 +137,7 @@ def prepare_import(paths: Iterable[str | Path], *, family: str | None = None,
     Without ``skip_bad`` the first bad file raises :class:`ModelFileError`, before anything
     touches the store. ``on_stage(name, total)`` announces a stage, ``progress(name)`` ticks it.
     """
-    start = time.perf_counter()
+    start, started_at = time.perf_counter(), utcnow()
     files = [str(p) for p in expand_inputs(paths)]
     if on_stage:
         on_stage("parse", len(files))
@@ -143,7 +145,7 @@ def prepare_import(paths: Iterable[str | Path], *, family: str | None = None,
     bad = [r for r in parsed if r.error is not None]
     if bad and not skip_bad:
         raise bad[0].error  # type: ignore[misc]
-    prep = PreparedImport(files, parsed, family, solve, skip_bad)
+    prep = PreparedImport(files, parsed, family, solve, skip_bad, started_at=started_at)
     if solve:
         unique: dict[str, CanonicalModel] = {}
         for r in parsed:
@@ -215,7 +217,7 @@ def commit_import(store: Store, prep: PreparedImport) -> ImportReport:
                   "new_instances": report.new_instances, "skipped": len(report.skipped)}
         store.insert("runs", [{"id": run_id, "command": "import-lp", "config": config,
                                "counts": counts, "status": "ok", "ortrex_version": __version__,
-                               "started_at": now, "finished_at": utcnow()}])
+                               "started_at": prep.started_at, "finished_at": utcnow()}])
     return report
 
 

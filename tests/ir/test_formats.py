@@ -116,6 +116,7 @@ def test_repeated_row_names_stay_addressable() -> None:
     ("Minimize\n x\nSubject To\n c: x * y <= 1\nEnd\n", 4, "inside [ ]"),
     ("Minimize\n x\nBounds\n x <== 3\nEnd\n", 4, "expected a bound"),
     ("Minimize\n x\nSOS\n s1: S1:: x:1\nEnd\n", 3, "SOS constraints are not supported"),
+    ("Minimize\n x\nSubject To\n c: b = 1 -> x <= 1\nEnd\n", 4, "indicator constraints"),
     ("hello world\n", 1, "expected Minimize or Maximize"),
     ("Minimize\n x\nBounds\n x <= -5\nEnd\n", None, "variable 'x': lb 0.0 > ub -5.0"),
 ])

@@ -170,6 +170,8 @@ class _Parser:
                         sign = -sign
                     pos += 1
                     t = self.tok(pos, "a term")
+            elif t == "->":
+                raise self.error(pos, "indicator constraints (->) are not supported")
             elif not first:
                 if mode == "open":
                     return pos, constant
@@ -193,6 +195,8 @@ class _Parser:
                 else:
                     constant += coef
                     continue
+            elif t == "->":
+                raise self.error(pos, "indicator constraints (->) are not supported")
             elif t in _OPS:
                 raise self.error(pos, f"expected a term, got {t!r}")
             else:
