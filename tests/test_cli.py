@@ -96,3 +96,29 @@ def test_default_import_is_the_shared_reference_lps(tmp_path: Path) -> None:
     assert n == 281 and s <= n
     r = run_cli("sql", "SELECT count(*) FROM sources", "--format", "csv", cwd=tmp_path)
     assert r.stdout.splitlines()[1] == "738"
+
+
+def test_a_killed_import_leaves_nothing_half_written(tmp_path: Path) -> None:
+    """SIGKILL in the middle of a job: the store holds all of it or none of it."""
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    need_shared()
+    db = tmp_path / "k.duckdb"
+    assert run_cli("init", "--db", str(db)).returncode == 0
+    proc = subprocess.Popen([sys.executable, "-m", "ortrex", "import-lp", "--solve",
+                             "--workers", "2", "--db", str(db)],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                            start_new_session=True)
+    time.sleep(2.0)
+    os.killpg(proc.pid, signal.SIGKILL)  # the workers die with it
+    proc.wait()
+    r = run_cli("sql", "SELECT (SELECT count(*) FROM instances) AS i, (SELECT count(*) FROM "
+                "sources) AS s, (SELECT count(*) FROM lineage) AS l, (SELECT count(*) FROM "
+                "runs) AS r", "--db", str(db), "--format", "csv")
+    assert r.returncode == 0, r.stderr
+    counts = tuple(map(int, r.stdout.splitlines()[1].split(",")))
+    assert counts in {(0, 0, 0, 0), (281, 738, 738, 1)}

@@ -4,119 +4,30 @@ from __future__ import annotations
 
 import hashlib
 import math
-import struct
 from collections.abc import Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass
-from enum import StrEnum
 from functools import cached_property
 
 import numpy as np
 import scipy.sparse as sp
 
+from ortrex.ir import serialization
+from ortrex.ir.items import (
+    Constraint,
+    ModelStats,
+    Objective,
+    ObjSense,
+    QuadLike,
+    TermsLike,
+    Variable,
+    VarType,
+    row_sense,
+    sense_bounds,
+)
+
+__all__ = ["CanonicalModel", "Constraint", "ModelStats", "ObjSense", "Objective", "VarType",
+           "Variable", "row_sense", "sense_bounds"]
+
 INF = math.inf
-_MAGIC = b"ORTREX-CANONICAL\x01"
-
-
-class VarType(StrEnum):
-    """Variable domain."""
-
-    CONTINUOUS = "C"
-    INTEGER = "I"
-    BINARY = "B"
-
-
-class ObjSense(StrEnum):
-    """Objective direction."""
-
-    MIN = "min"
-    MAX = "max"
-
-
-TermsLike = Mapping[str, float] | Iterable[tuple[str, float]]
-QuadLike = Mapping[tuple[str, str], float] | Iterable[tuple[str, str, float]]
-
-
-@dataclass(frozen=True)
-class Variable:
-    """One decision variable of the per-item API."""
-
-    name: str
-    vtype: VarType | str = VarType.CONTINUOUS
-    lb: float = 0.0
-    ub: float = INF
-
-    def __post_init__(self) -> None:
-        if str(self.vtype) == "B" and self.ub == INF:
-            object.__setattr__(self, "ub", 1.0)  # a binary's default upper bound is 1
-
-
-@dataclass(frozen=True)
-class Constraint:
-    """One row ``lower <= terms + quad <= upper`` of the per-item API."""
-
-    name: str
-    terms: TermsLike = ()
-    lower: float = -INF
-    upper: float = INF
-    quad: QuadLike = ()
-
-    @classmethod
-    def from_sense(
-        cls, name: str, terms: TermsLike, sense: str, rhs: float, quad: QuadLike = ()
-    ) -> Constraint:
-        """Build a row from a sense (``<=``, ``>=``, ``=``) and a right-hand side."""
-        lo, hi = sense_bounds(sense, rhs)
-        return cls(name, terms, lo, hi, quad)
-
-    @property
-    def sense(self) -> str:
-        """``<=``, ``>=``, ``=``, ``range`` or ``free``."""
-        return row_sense(self.lower, self.upper)
-
-
-@dataclass(frozen=True)
-class Objective:
-    """Objective of the per-item API: sense, linear terms, quadratic terms, constant."""
-
-    sense: ObjSense | str = ObjSense.MIN
-    terms: TermsLike = ()
-    constant: float = 0.0
-    quad: QuadLike = ()
-
-
-@dataclass(frozen=True)
-class ModelStats:
-    """Size figures of a model."""
-
-    n_vars: int
-    n_rows: int
-    nnz: int
-    n_int: int
-    n_bin: int
-    n_qobj: int
-    n_qrows: int
-    problem_class: str
-
-
-def sense_bounds(sense: str, rhs: float) -> tuple[float, float]:
-    """Row bounds (lower, upper) of ``expr <sense> rhs``."""
-    s = sense.strip()
-    if s in ("<=", "<", "=<", "L"):
-        return -INF, float(rhs)
-    if s in (">=", ">", "=>", "G"):
-        return float(rhs), INF
-    if s in ("=", "==", "E"):
-        return float(rhs), float(rhs)
-    raise ValueError(f"unknown constraint sense {sense!r}")
-
-
-def row_sense(lower: float, upper: float) -> str:
-    """Sense of a row with bounds (lower, upper)."""
-    if lower == upper:
-        return "="
-    if lower == -INF:
-        return "free" if upper == INF else "<="
-    return ">=" if upper == INF else "range"
 
 
 def _frozen(a: np.ndarray) -> np.ndarray:
@@ -514,79 +425,19 @@ class CanonicalModel:
         return Objective(self.sense, terms, self.obj_constant, quad)
 
     # ------------------------------------------------------------------ identity
-    def _core_bytes(self) -> bytes:
-        parts: list[bytes] = [_MAGIC]
-        n, m = self.num_vars, self.num_rows
-        parts.append(struct.pack("<3sqqqqq", self.sense.value.encode(), n, m, self.nnz,
-                                 self.qobj[0].size, self.qrows[0].size))
-        for names in (self.var_names, self.row_names):
-            blob = "\x00".join(names).encode("utf-8")
-            parts.append(struct.pack("<q", len(blob)))
-            parts.append(blob)
-        parts.append(self.var_types.astype("S1").tobytes())
-        for arr in (self.lb, self.ub, self.obj, np.array([self.obj_constant]),
-                    self.row_lower, self.row_upper, self.A.data):
-            parts.append(np.ascontiguousarray(arr, dtype="<f8").tobytes())
-        parts.append(np.ascontiguousarray(self.A.indptr, dtype="<i8").tobytes())
-        parts.append(np.ascontiguousarray(self.A.indices, dtype="<i8").tobytes())
-        qi, qj, qv = self.qobj
-        rr, ri, rj, rv = self.qrows
-        for arr in (qi, qj, rr, ri, rj):
-            parts.append(np.ascontiguousarray(arr, dtype="<i8").tobytes())
-        for arr in (qv, rv):
-            parts.append(np.ascontiguousarray(arr, dtype="<f8").tobytes())
-        return b"".join(parts)
-
     def to_bytes(self) -> bytes:
         """Canonical binary serialization (content bytes, then the model name)."""
-        name = self.name.encode("utf-8")
-        return self._core_bytes() + struct.pack("<q", len(name)) + name
+        return serialization.to_bytes(self)
 
     @classmethod
     def from_bytes(cls, data: bytes) -> CanonicalModel:
         """Inverse of :meth:`to_bytes`."""
-        if not data.startswith(_MAGIC):
-            raise ValueError("not a canonical model serialization (bad magic)")
-        pos = len(_MAGIC)
-        head = struct.Struct("<3sqqqqq")
-        sense, n, m, nnz, nq, nqr = head.unpack_from(data, pos)
-        pos += head.size
-
-        def take(count: int, dtype: str) -> np.ndarray:
-            nonlocal pos
-            size = np.dtype(dtype).itemsize * count
-            arr = np.frombuffer(data, dtype=dtype, count=count, offset=pos).copy()
-            pos += size
-            return arr
-
-        def names() -> list[str]:
-            nonlocal pos
-            (size,) = struct.unpack_from("<q", data, pos)
-            pos += 8
-            blob = data[pos:pos + size].decode("utf-8")
-            pos += size
-            return blob.split("\x00") if blob else []
-
-        var_names, row_names = names(), names()
-        types = take(n, "S1").astype("<U1")
-        lb, ub, obj, const, lo, hi, vals = (take(k, "<f8") for k in (n, n, n, 1, m, m, nnz))
-        indptr, indices = take(m + 1, "<i8"), take(nnz, "<i8")
-        qi, qj = take(nq, "<i8"), take(nq, "<i8")
-        rr, ri, rj = take(nqr, "<i8"), take(nqr, "<i8"), take(nqr, "<i8")
-        qv, rv = take(nq, "<f8"), take(nqr, "<f8")
-        (size,) = struct.unpack_from("<q", data, pos)
-        pos += 8
-        model_name = data[pos:pos + size].decode("utf-8")
-        A = sp.csr_matrix((vals, indices, indptr), shape=(m, n))
-        return cls(var_names=var_names, var_types=types, lb=lb, ub=ub, obj=obj,
-                   obj_constant=float(const[0]), sense=sense.decode(), A=A, row_names=row_names,
-                   row_lower=lo, row_upper=hi, qobj=(qi, qj, qv), qrows=(rr, ri, rj, rv),
-                   name=model_name)
+        return serialization.from_bytes(data)
 
     @cached_property
     def content_hash(self) -> str:
         """sha256 of the canonical serialization (names and order included; model name not)."""
-        return hashlib.sha256(self._core_bytes()).hexdigest()
+        return hashlib.sha256(serialization.core_bytes(self)).hexdigest()
 
     @cached_property
     def _fingerprints(self) -> tuple[str, str]:
