@@ -20,15 +20,16 @@ class SolveStatus(StrEnum):
     OPTIMAL = "optimal"
     INFEASIBLE = "infeasible"
     UNBOUNDED = "unbounded"
+    INFEASIBLE_OR_UNBOUNDED = "infeasible_or_unbounded"
     UNSUPPORTED = "unsupported"
+    TIME_LIMIT = "time_limit"
     ERROR = "error"
-    TIMEOUT = "timeout"
     SKIPPED_LICENSE = "skipped_license"
 
 
 @dataclass(frozen=True)
 class SolveResult:
-    """Status, objective (None unless optimal), wall time and a one-line message."""
+    """Status, objective (None unless optimal), wall time, effort and a one-line message."""
 
     solver: str
     status: SolveStatus
@@ -36,6 +37,8 @@ class SolveResult:
     runtime_s: float
     message: str = ""
     solver_version: str = ""
+    nodes: int = 0
+    iterations: int = 0
     x: np.ndarray | None = field(default=None, repr=False, compare=False)
 
     def to_dict(self) -> dict[str, Any]:
@@ -69,77 +72,103 @@ def hessian_is_convex(model: CanonicalModel, tol: float = 1e-9) -> bool | None:
     return bool(eig.min() >= -tol * max(1.0, float(np.abs(eig).max())))
 
 
-def solve_highs(model: CanonicalModel, time_limit: float | None = None,
-                keep_solution: bool = False) -> SolveResult:
-    """Solve with HiGHS; quadratic rows, MIQP and non-convex QP are ``unsupported``."""
+def _highs_version() -> str:
     import highspy
 
-    version = f"{highspy.HIGHS_VERSION_MAJOR}.{highspy.HIGHS_VERSION_MINOR}." \
-              f"{highspy.HIGHS_VERSION_PATCH}" if hasattr(highspy, "HIGHS_VERSION_MAJOR") else ""
+    return (f"{highspy.HIGHS_VERSION_MAJOR}.{highspy.HIGHS_VERSION_MINOR}."
+            f"{highspy.HIGHS_VERSION_PATCH}")
 
-    def result(status: SolveStatus, objective: float | None, start: float, message: str = "",
-               x: np.ndarray | None = None) -> SolveResult:
-        return SolveResult("highs", status, objective, time.perf_counter() - start, message,
-                           version, x)
 
+def solve_highs(model: CanonicalModel, time_limit: float | None = None,
+                keep_solution: bool = False, threads: int | None = None) -> SolveResult:
+    """Solve with HiGHS in process; quadratic rows, MIQP and non-convex QP are ``unsupported``."""
+    import highspy
+
+    version = _highs_version()
     start = time.perf_counter()
+
+    def result(status: SolveStatus, objective: float | None = None, message: str = "",
+               x: np.ndarray | None = None, nodes: int = 0, iterations: int = 0) -> SolveResult:
+        return SolveResult("highs", status, objective, time.perf_counter() - start, message,
+                           version, nodes, iterations, x)
+
     if model.has_quadratic_rows:
-        return result(SolveStatus.UNSUPPORTED, None, start, "HiGHS has no quadratic constraints")
+        return result(SolveStatus.UNSUPPORTED, message="HiGHS has no quadratic constraints")
     if model.has_quadratic_objective:
         if model.is_mip:
-            return result(SolveStatus.UNSUPPORTED, None, start, "HiGHS has no MIQP solver")
+            return result(SolveStatus.UNSUPPORTED, message="HiGHS has no MIQP solver")
         if hessian_is_convex(model) is False:
-            return result(SolveStatus.UNSUPPORTED, None, start,
-                          "HiGHS needs a convex quadratic objective")
+            # HiGHS would return a local optimum it cannot certify as global.
+            return result(SolveStatus.UNSUPPORTED,
+                          message="HiGHS needs a convex quadratic objective")
     try:
         h = to_highs(model)
     except UnsupportedModelError as exc:
-        return result(SolveStatus.UNSUPPORTED, None, start, str(exc))
+        return result(SolveStatus.UNSUPPORTED, message=str(exc))
     if time_limit is not None:
         h.setOptionValue("time_limit", float(time_limit))
+    if threads is not None:
+        h.setOptionValue("threads", int(threads))
     h.run()
-    st = h.getModelStatus()
     MS = highspy.HighsModelStatus
+    st = h.getModelStatus()
+    info = h.getInfo()
+    effort = {"nodes": max(0, int(info.mip_node_count)),
+              "iterations": max(0, int(info.simplex_iteration_count))}
     if st == MS.kUnboundedOrInfeasible:
-        # Settle "infeasible or unbounded": the same constraints with a zero objective are
-        # either feasible (so the model is unbounded) or infeasible.
-        probe = to_highs(model.replace(obj=np.zeros(model.num_vars), qobj=None))
-        probe.run()
-        pst = probe.getModelStatus()
-        if pst == MS.kOptimal:
-            st = MS.kUnbounded
-        elif pst == MS.kInfeasible:
-            st = MS.kInfeasible
+        st = _settle_highs(model, time_limit)
     if st == MS.kOptimal:
         x = np.array(h.getSolution().col_value) if keep_solution else None
-        return result(SolveStatus.OPTIMAL, float(h.getInfo().objective_function_value), start,
-                      x=x)
+        return result(SolveStatus.OPTIMAL, float(info.objective_function_value), x=x, **effort)
     if st == MS.kInfeasible:
-        return result(SolveStatus.INFEASIBLE, None, start)
+        return result(SolveStatus.INFEASIBLE, **effort)
     if st == MS.kUnbounded:
-        return result(SolveStatus.UNBOUNDED, None, start)
+        return result(SolveStatus.UNBOUNDED, **effort)
+    if st == MS.kUnboundedOrInfeasible:
+        return result(SolveStatus.INFEASIBLE_OR_UNBOUNDED, **effort)
     if st == MS.kTimeLimit:
-        return result(SolveStatus.TIMEOUT, None, start, f"time limit {time_limit}s")
-    return result(SolveStatus.ERROR, None, start, h.modelStatusToString(st))
+        return result(SolveStatus.TIME_LIMIT, message=f"time limit {time_limit}s", **effort)
+    return result(SolveStatus.ERROR, message=h.modelStatusToString(st), **effort)
+
+
+def _settle_highs(model: CanonicalModel, time_limit: float | None) -> Any:
+    """Settle "infeasible or unbounded": the rows with a zero objective are either feasible
+    (so the model is unbounded) or infeasible."""
+    import highspy
+
+    MS = highspy.HighsModelStatus
+    probe = to_highs(model.replace(obj=np.zeros(model.num_vars), qobj=None))
+    if time_limit is not None:
+        probe.setOptionValue("time_limit", float(time_limit))
+    probe.run()
+    pst = probe.getModelStatus()
+    if pst == MS.kOptimal:
+        return MS.kUnbounded
+    if pst == MS.kInfeasible:
+        return MS.kInfeasible
+    return MS.kUnboundedOrInfeasible
 
 
 _env_lock = threading.Lock()
-_env: Any = None
+_envs: dict[int | None, Any] = {}
 
 
-def _gurobi_env() -> Any:
-    global _env
+def _gurobi_env(threads: int | None) -> Any:
     with _env_lock:
-        if _env is None:
+        if threads not in _envs:
             from ortrex.ir.formats.gurobi import quiet_env
 
-            _env = quiet_env()
-        return _env
+            env = quiet_env()
+            if threads is not None:
+                env.setParam("Threads", int(threads))
+            _envs[threads] = env
+        return _envs[threads]
 
 
 def solve_gurobi(model: CanonicalModel, time_limit: float | None = None,
-                 keep_solution: bool = False) -> SolveResult:
-    """Solve with Gurobi; models over the licence's size limit are ``skipped_license``."""
+                 keep_solution: bool = False, threads: int | None = None) -> SolveResult:
+    """Solve with Gurobi in process; models over the licence's size limit are
+    ``skipped_license`` (an explicit status, never a failure and never a pass)."""
     try:
         import gurobipy as gp
         from gurobipy import GRB
@@ -149,12 +178,12 @@ def solve_gurobi(model: CanonicalModel, time_limit: float | None = None,
     start = time.perf_counter()
 
     def result(status: SolveStatus, objective: float | None = None, message: str = "",
-               x: np.ndarray | None = None) -> SolveResult:
+               x: np.ndarray | None = None, nodes: int = 0, iterations: int = 0) -> SolveResult:
         return SolveResult("gurobi", status, objective, time.perf_counter() - start, message,
-                           version, x)
+                           version, nodes, iterations, x)
 
     try:
-        gm = to_gurobi(model, _gurobi_env())
+        gm = to_gurobi(model, _gurobi_env(threads))
     except UnsupportedModelError as exc:
         return result(SolveStatus.UNSUPPORTED, message=str(exc))
     try:
@@ -165,36 +194,38 @@ def solve_gurobi(model: CanonicalModel, time_limit: float | None = None,
             gm.Params.DualReductions = 0
             gm.optimize()
     except gp.GurobiError as exc:
+        gm.dispose()
         if exc.errno == GRB.Error.SIZE_LIMIT_EXCEEDED:
             return result(SolveStatus.SKIPPED_LICENSE,
                           message=f"model too large for the Gurobi licence ({model.num_vars} vars,"
                                   f" {model.num_rows} rows)")
         return result(SolveStatus.ERROR, message=f"Gurobi error {exc.errno}: {exc}")
     status = gm.Status
-    if status == GRB.OPTIMAL:
-        x = np.array(gm.getAttr("X", gm.getVars()[: model.num_vars])) if keep_solution else None
-        obj = float(gm.ObjVal)
+    effort = {"nodes": int(gm.NodeCount) if model.is_mip else 0, "iterations": int(gm.IterCount)}
+    try:
+        if status == GRB.OPTIMAL:
+            x = np.array(gm.getAttr("X", gm.getVars()[: model.num_vars])) if keep_solution \
+                else None
+            return result(SolveStatus.OPTIMAL, float(gm.ObjVal), x=x, **effort)
+        statuses = {GRB.INFEASIBLE: SolveStatus.INFEASIBLE, GRB.UNBOUNDED: SolveStatus.UNBOUNDED,
+                    GRB.INF_OR_UNBD: SolveStatus.INFEASIBLE_OR_UNBOUNDED,
+                    GRB.TIME_LIMIT: SolveStatus.TIME_LIMIT}
+        if status in statuses:
+            msg = f"time limit {time_limit}s" if status == GRB.TIME_LIMIT else ""
+            return result(statuses[status], message=msg, **effort)
+        return result(SolveStatus.ERROR, message=f"Gurobi status {status}", **effort)
+    finally:
         gm.dispose()
-        return result(SolveStatus.OPTIMAL, obj, x=x)
-    gm.dispose()
-    if status == GRB.INFEASIBLE:
-        return result(SolveStatus.INFEASIBLE)
-    if status == GRB.UNBOUNDED:
-        return result(SolveStatus.UNBOUNDED)
-    if status == GRB.TIME_LIMIT:
-        return result(SolveStatus.TIMEOUT, message=f"time limit {time_limit}s")
-    return result(SolveStatus.ERROR, message=f"Gurobi status {status}")
 
 
 SOLVERS = {"highs": solve_highs, "gurobi": solve_gurobi}
 
 
 def solve(model: CanonicalModel, solver: str = "highs", time_limit: float | None = None,
-          keep_solution: bool = False) -> SolveResult:
+          keep_solution: bool = False, threads: int | None = None) -> SolveResult:
     """Solve with the named solver (``highs`` or ``gurobi``)."""
     try:
         fn = SOLVERS[solver]
     except KeyError:
         raise ValueError(f"unknown solver {solver!r}; expected one of {sorted(SOLVERS)}") from None
-    return fn(model, time_limit=time_limit, keep_solution=keep_solution)
-
+    return fn(model, time_limit=time_limit, keep_solution=keep_solution, threads=threads)
