@@ -288,12 +288,12 @@ class Neg(Expr):
         return {"op": "neg", "arg": self.arg.to_json()}
 
 
-def P(name: str, *idx: Idx | str) -> Param:  # noqa: N802 - reads like the maths
+def P(name: str, *idx: Idx | str) -> Param:
     """Shorthand for a parameter reference: ``P("c", "i", "j")``."""
     return Param(name, tuple(_idx(i) for i in idx))
 
 
-def V(name: str, *idx: Idx | str) -> Var:  # noqa: N802 - reads like the maths
+def V(name: str, *idx: Idx | str) -> Var:
     """Shorthand for a variable reference: ``V("x", "i", "j")``."""
     return Var(name, tuple(_idx(i) for i in idx))
 

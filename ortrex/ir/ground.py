@@ -15,7 +15,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from ortrex.ir.canonical import CanonicalModel
-from ortrex.ir.expr import Cond, Const, Expr, Idx, Monomial, Param, Var, as_expr, expand
+from ortrex.ir.expr import Cond, Const, Expr, Idx, Monomial, Param, as_expr, expand
 from ortrex.ir.semantic import SemanticModel
 
 

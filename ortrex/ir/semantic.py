@@ -68,6 +68,10 @@ class VariableFamily:
     description: str = ""
     unit: str = ""
 
+    def __post_init__(self) -> None:
+        if self.vtype == "B" and isinstance(self.ub, (int, float)) and self.ub == math.inf:
+            object.__setattr__(self, "ub", 1.0)  # a binary's default upper bound is 1
+
 
 @dataclass(frozen=True)
 class ConstraintFamily:

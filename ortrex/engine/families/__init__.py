@@ -1,0 +1,20 @@
+"""Problem families, one module each, registered by name in ``REGISTRY``."""
+
+from ortrex.engine.families import (  # noqa: F401 - importing registers the families
+    assignment,
+    blending,
+    covering,
+    cutting,
+    energy,
+    facility,
+    finance,
+    knapsack,
+    networks,
+    production,
+    routing,
+    scheduling,
+    transportation,
+)
+from ortrex.engine.families.base import REGISTRY, SIZES, Family, Vocabulary
+
+__all__ = ["REGISTRY", "SIZES", "Family", "Vocabulary"]

@@ -1,0 +1,50 @@
+"""Assignment: give every task to one agent, each agent at most one task, at least cost."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ortrex.engine.families.base import Builder, Family, Vocabulary, register, rounded
+from ortrex.ir.expr import P, V, total
+
+
+@register
+class Assignment(Family):
+    """Linear assignment with binary variables (the LP relaxation is integral: flagged)."""
+
+    name = "assignment"
+    problem_class = "BIP"
+    summary = "Assign each {T} to exactly one {W} at minimum total cost."
+    sizes = {"small": {"T": (3, 5), "extra": (0, 2)}, "medium": {"T": (6, 15), "extra": (0, 5)},
+             "large": {"T": (20, 40), "extra": (0, 8)}}
+    vocabularies = (
+        Vocabulary("workforce", "Job allocation",
+                   "A contractor gives each {T} to one {W}; a {W} takes at most one {T}.",
+                   {"W": ("technician", "TECH"), "T": ("job", "JOB")},
+                   {"money": "USD", "unit": "cost in USD"}),
+        Vocabulary("healthcare", "Nurse rostering",
+                   "A hospital assigns each {T} to one {W} for the night.",
+                   {"W": ("nurse", "N"), "T": ("ward", "WARD")},
+                   {"money": "overtime hours", "unit": "hours"}),
+        Vocabulary("computing", "Job placement",
+                   "A cluster scheduler places each {T} on its own {W}.",
+                   {"W": ("server", "SRV"), "T": ("container", "CT")},
+                   {"money": "ms of latency", "unit": "ms"}),
+    )
+
+    def build(self, b: Builder, rng: np.random.Generator) -> None:
+        nT = b.dims["T"]
+        nW = nT + b.dims["extra"]
+        b.set("W", nW)
+        b.set("T", nT)
+        skill = rng.uniform(0.5, 1.5, nW)
+        effort = rng.uniform(10, 60, nT)
+        cost = rounded(np.outer(skill, effort) * rng.uniform(0.7, 1.3, (nW, nT)))
+        b.param("cost", ("W", "T"), cost, "cost of giving a {T} to a {W}", "{money}")
+        b.var("x", (("w", "W"), ("t", "T")), "1 if {W} w takes {T} t", vtype="B")
+        b.con("each_task", "Every {T} goes to exactly one {W}.", (("t", "T"),),
+              total("w", "W", V("x", "w", "t")), "=", 1.0)
+        b.con("each_agent", "A {W} takes at most one {T}.", (("w", "W"),),
+              total("t", "T", V("x", "w", "t")), "<=", 1.0)
+        b.objective("min", total("w", "W", total("t", "T", P("cost", "w", "t") * V("x", "w", "t"))),
+                    "total cost in {money}")

@@ -1,0 +1,163 @@
+"""What every problem family shares: sizes, vocabularies, the registry and a model builder."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any, ClassVar
+
+import numpy as np
+
+from ortrex.ir.expr import Cond, Expr
+from ortrex.ir.semantic import (
+    ConstraintFamily,
+    IndexSet,
+    ObjectiveSpec,
+    Parameter,
+    SemanticModel,
+    VariableFamily,
+)
+
+SIZES = ("small", "medium", "large")
+
+
+@dataclass(frozen=True)
+class Vocabulary:
+    """A domain framing: what the sets are called, the units, and the story line.
+
+    ``entities`` maps a set name to (singular noun, element label prefix); ``words`` fills the
+    ``{placeholders}`` of the family's descriptions (units such as ``{money}``, verbs, nouns).
+    """
+
+    domain: str
+    title: str
+    story: str
+    entities: Mapping[str, tuple[str, str]]
+    words: Mapping[str, str] = field(default_factory=dict)
+
+    def fill(self, text: str) -> str:
+        """``text`` with ``{S}`` -> entity of set S and ``{word}`` -> the vocabulary's word."""
+        table = {k: v[0] for k, v in self.entities.items()} | dict(self.words)
+        return text.format_map(_Strict(table))
+
+
+class _Strict(dict):  # type: ignore[type-arg]
+    def __missing__(self, key: str) -> str:
+        raise KeyError(f"vocabulary has no word for {{{key}}}")
+
+
+class Family:
+    """A problem family: subclasses set the class attributes and implement :meth:`build`."""
+
+    name: ClassVar[str]
+    problem_class: ClassVar[str]  # LP, MILP, BIP (pure binary) or QP
+    summary: ClassVar[str]
+    sizes: ClassVar[Mapping[str, Mapping[str, tuple[int, int]]]]
+    vocabularies: ClassVar[tuple[Vocabulary, ...]]
+
+    def sample(self, rng: np.random.Generator, size: str = "small") -> SemanticModel:
+        """A random instance of the given size band, framed in a random vocabulary."""
+        if size not in self.sizes:
+            raise ValueError(f"unknown size {size!r}; expected one of {', '.join(SIZES)}")
+        vocab = self.vocabularies[int(rng.integers(len(self.vocabularies)))]
+        dims = {k: int(rng.integers(lo, hi + 1)) for k, (lo, hi) in self.sizes[size].items()}
+        b = Builder(self, vocab, dims, size)
+        self.build(b, rng)
+        return b.model
+
+    def build(self, b: Builder, rng: np.random.Generator) -> None:  # pragma: no cover
+        """Add sets, parameters, variables, constraints and the objective through ``b``."""
+        raise NotImplementedError
+
+
+class Builder:
+    """Collects the parts of one instance; descriptions are filled from the vocabulary."""
+
+    def __init__(self, family: Family, vocab: Vocabulary, dims: dict[str, int],
+                 size: str) -> None:
+        self.family, self.vocab, self.dims, self.size = family, vocab, dims, size
+        self.sets: list[IndexSet] = []
+        self.params: list[Parameter] = []
+        self.vars: list[VariableFamily] = []
+        self.cons: list[ConstraintFamily] = []
+        self.extra: dict[str, Any] = {}
+        self._model: SemanticModel | None = None
+        self._objective: ObjectiveSpec | None = None
+
+    def set(self, name: str, n: int | None = None, description: str = "") -> IndexSet:
+        """Set ``name`` with ``n`` elements (default: the sampled size) labelled by the vocab."""
+        n = self.dims[name] if n is None else n
+        noun, label = self.vocab.entities[name]
+        s = IndexSet(name, tuple(f"{label}{k + 1}" for k in range(n)), noun,
+                     self.vocab.fill(description) if description else noun)
+        self.sets.append(s)
+        return s
+
+    def param(self, name: str, index: tuple[str, ...], values: Any, description: str,
+              unit: str = "", integer: bool = False) -> None:
+        """A parameter; ``description`` and ``unit`` may use vocabulary placeholders."""
+        arr = np.asarray(values, dtype=np.float64)
+        if integer:
+            arr = np.round(arr)
+        self.params.append(Parameter(name, index, arr, self.vocab.fill(unit),
+                                     self.vocab.fill(description), integer))
+
+    def var(self, name: str, dims: tuple[tuple[str, str], ...], description: str,
+            vtype: str = "C", lb: Expr | float = 0.0, ub: Expr | float = math.inf,
+            where: tuple[Cond, ...] = (), unit: str = "") -> None:
+        """A variable family."""
+        self.vars.append(VariableFamily(name, dims, vtype, lb, ub, where,
+                                        self.vocab.fill(description), self.vocab.fill(unit)))
+
+    def con(self, name: str, meaning: str, forall: tuple[tuple[str, str], ...], lhs: Expr,
+            sense: str, rhs: Expr | float = 0.0, where: tuple[Cond, ...] = ()) -> None:
+        """A constraint family with a one-sentence meaning."""
+        self.cons.append(ConstraintFamily(name, self.vocab.fill(meaning), forall, lhs, sense,
+                                          rhs, where))
+
+    def objective(self, sense: str, expr: Expr, description: str) -> None:
+        """The objective."""
+        self._objective = ObjectiveSpec(sense, expr, self.vocab.fill(description))
+
+    @property
+    def model(self) -> SemanticModel:
+        """The finished semantic model."""
+        if self._model is None:
+            if self._objective is None:
+                raise ValueError(f"family {self.family.name}: no objective was set")
+            v = self.vocab
+            descriptors = {
+                "family": self.family.name, "domain": v.domain, "title": v.title,
+                "story": v.fill(v.story), "size": self.size, "dims": dict(self.dims),
+                "entities": {k: e[0] for k, e in v.entities.items()},
+                "summary": v.fill(self.family.summary), **self.extra,
+            }
+            self._model = SemanticModel(
+                self.family.name, v.domain, f"{self.family.name}: {v.title}", tuple(self.sets),
+                tuple(self.params), tuple(self.vars), tuple(self.cons), self._objective,
+                descriptors)
+        return self._model
+
+
+REGISTRY: dict[str, Family] = {}
+
+
+def register(cls: type[Family]) -> type[Family]:
+    """Class decorator: make the family available by name."""
+    if cls.name in REGISTRY:
+        raise ValueError(f"family {cls.name!r} registered twice")
+    if len(cls.vocabularies) < 3:
+        raise ValueError(f"family {cls.name!r} needs at least 3 vocabularies")
+    if set(cls.sizes) != set(SIZES):
+        raise ValueError(f"family {cls.name!r} must define sizes {SIZES}")
+    REGISTRY[cls.name] = cls()
+    return cls
+
+
+def rounded(values: np.ndarray, digits: int = 2) -> np.ndarray:
+    """Data as a person would write it (the instance keeps exactly these numbers)."""
+    return np.round(np.asarray(values, dtype=np.float64), digits)
+
+
+Sampler = Callable[[np.random.Generator, str], SemanticModel]

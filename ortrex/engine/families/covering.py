@@ -1,0 +1,134 @@
+"""Set cover, set packing and bin packing."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ortrex.engine.families.base import Builder, Family, Vocabulary, register, rounded
+from ortrex.ir.expr import Cond, Idx, P, V, total
+
+SET_VOCABS = (
+    Vocabulary("public_services", "Emergency coverage",
+               "A city chooses {S}s so that every {U} is reachable in time.",
+               {"U": ("neighbourhood", "NB"), "S": ("ambulance post", "POST")},
+               {"money": "kUSD", "benefit": "lives saved per year"}),
+    Vocabulary("telecom", "Antenna placement",
+               "A network planner selects {S}s covering every {U}.",
+               {"U": ("street block", "BLK"), "S": ("antenna site", "ANT")},
+               {"money": "kEUR", "benefit": "subscribers"}),
+    Vocabulary("education", "Course staffing",
+               "A faculty chooses {S}s so that every {U} is taught.",
+               {"U": ("required topic", "TOP"), "S": ("lecturer", "LEC")},
+               {"money": "teaching units", "benefit": "credit points"}),
+)
+
+
+def _membership(rng: np.random.Generator, nU: int, nS: int, per_element: int) -> np.ndarray:
+    """A 0/1 matrix where every element lies in at least ``per_element`` sets."""
+    a = (rng.random((nU, nS)) < 0.3).astype(float)
+    for u in range(nU):
+        missing = per_element - int(a[u].sum())
+        if missing > 0:
+            a[u, rng.choice(np.flatnonzero(a[u] == 0), size=missing, replace=False)] = 1.0
+    return a
+
+
+@register
+class SetCover(Family):
+    """Weighted set cover."""
+
+    name = "set_cover"
+    problem_class = "BIP"
+    summary = "Pick the cheapest {S}s such that every {U} is covered."
+    sizes = {"small": {"U": (4, 7), "S": (4, 7)}, "medium": {"U": (15, 40), "S": (10, 40)},
+             "large": {"U": (60, 200), "S": (50, 300)}}
+    vocabularies = SET_VOCABS
+
+    def build(self, b: Builder, rng: np.random.Generator) -> None:
+        nU, nS = b.dims["U"], b.dims["S"]
+        b.set("U")
+        b.set("S")
+        a = _membership(rng, nU, nS, 2)
+        b.param("covers", ("U", "S"), a, "1 if a {S} covers a {U}", integer=True)
+        b.param("cost", ("S",), rounded(rng.uniform(5, 50, nS), 0), "cost of each {S}",
+                "{money}")
+        b.var("y", (("s", "S"),), "1 if {S} s is chosen", vtype="B")
+        b.con("covered", "Every {U} is covered by a chosen {S}.", (("u", "U"),),
+              total("s", "S", P("covers", "u", "s") * V("y", "s")), ">=", 1.0)
+        b.objective("min", total("s", "S", P("cost", "s") * V("y", "s")),
+                    "total cost in {money}")
+
+
+@register
+class SetPacking(Family):
+    """Weighted set packing."""
+
+    name = "set_packing"
+    problem_class = "BIP"
+    summary = "Pick {S}s of greatest {benefit} that never share a {U}."
+    sizes = {"small": {"U": (4, 7), "S": (4, 7)}, "medium": {"U": (15, 40), "S": (10, 40)},
+             "large": {"U": (60, 200), "S": (50, 300)}}
+    vocabularies = SET_VOCABS
+
+    def build(self, b: Builder, rng: np.random.Generator) -> None:
+        nU, nS = b.dims["U"], b.dims["S"]
+        b.set("U")
+        b.set("S")
+        a = _membership(rng, nU, nS, 2)
+        b.param("uses", ("U", "S"), a, "1 if a {S} uses a {U}", integer=True)
+        b.param("benefit", ("S",), rounded(rng.uniform(5, 50, nS) + a.sum(axis=0) * 3, 0),
+                "{benefit} of each {S}", "{benefit}")
+        b.var("y", (("s", "S"),), "1 if {S} s is chosen", vtype="B")
+        b.con("conflict", "No {U} is used by two chosen {S}s.", (("u", "U"),),
+              total("s", "S", P("uses", "u", "s") * V("y", "s")), "<=", 1.0)
+        b.objective("max", total("s", "S", P("benefit", "s") * V("y", "s")),
+                    "total {benefit}")
+
+
+@register
+class BinPacking(Family):
+    """Bin packing with bins opened in order (symmetry breaking)."""
+
+    name = "bin_packing"
+    problem_class = "BIP"
+    summary = "Pack all {I}s into as few {B}s as possible."
+    sizes = {"small": {"I": (4, 6)}, "medium": {"I": (8, 14)}, "large": {"I": (20, 35)}}
+    vocabularies = (
+        Vocabulary("logistics", "Container loading",
+                   "A forwarder packs {I}s into identical {B}s.",
+                   {"I": ("crate", "CR"), "B": ("container", "CONT")}, {"size": "m3"}),
+        Vocabulary("computing", "VM consolidation",
+                   "An operator packs {I}s onto identical {B}s to switch the rest off.",
+                   {"I": ("virtual machine", "VM"), "B": ("host", "HOST")}, {"size": "GB RAM"}),
+        Vocabulary("manufacturing", "Batch ovens",
+                   "A bakery loads {I}s into identical {B}s.",
+                   {"I": ("tray", "TRAY"), "B": ("oven run", "RUN")}, {"size": "shelf cm"}),
+    )
+
+    def build(self, b: Builder, rng: np.random.Generator) -> None:
+        n = b.dims["I"]
+        b.set("I")
+        size = rounded(rng.uniform(10, 60, n), 0)
+        cap = float(max(size.max(), np.ceil(size.sum() / max(2, n // 2)) + 10))
+        # First-fit decreasing bounds the bins needed.
+        loads: list[float] = []
+        for s in sorted(size, reverse=True):
+            for k, load in enumerate(loads):
+                if load + s <= cap:
+                    loads[k] += s
+                    break
+            else:
+                loads.append(s)
+        b.set("B", len(loads))
+        b.param("size", ("I",), size, "size of each {I}", "{size}")
+        b.param("capacity", (), cap, "capacity of one {B}", "{size}")
+        b.var("x", (("i", "I"), ("k", "B")), "1 if {I} i goes into {B} k", vtype="B")
+        b.var("y", (("k", "B"),), "1 if {B} k is used", vtype="B")
+        b.con("packed", "Every {I} goes into exactly one {B}.", (("i", "I"),),
+              total("k", "B", V("x", "i", "k")), "=", 1.0)
+        b.con("capacity_limit", "A used {B} holds no more than its capacity.", (("k", "B"),),
+              total("i", "I", P("size", "i") * V("x", "i", "k")) -
+              P("capacity") * V("y", "k"), "<=", 0.0)
+        b.con("in_order", "{B}s are used in order.", (("k", "B"),),
+              V("y", "k") - V("y", Idx("k") - 1), "<=", 0.0, where=(Cond("not_first", "k"),))
+        b.objective("min", total("k", "B", V("y", "k")), "number of {B}s used")

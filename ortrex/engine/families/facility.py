@@ -1,0 +1,100 @@
+"""Facility location: open sites and serve every customer from open sites, capacitated or not."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ortrex.engine.families.base import Builder, Family, Vocabulary, register, rounded
+from ortrex.ir.expr import P, V, total
+
+VOCABS = (
+    Vocabulary("logistics", "Depot network",
+               "A parcel company decides which {F}s to open to serve its {C}s.",
+               {"F": ("depot", "DEP"), "C": ("delivery zone", "ZONE")},
+               {"qty": "parcels per day", "money": "USD"}),
+    Vocabulary("healthcare", "Clinic siting",
+               "A health authority chooses where to open {F}s for its {C}s.",
+               {"F": ("clinic site", "SITE"), "C": ("district", "DIST")},
+               {"qty": "patient visits per week", "money": "EUR"}),
+    Vocabulary("telecom", "Edge data centres",
+               "An operator picks {F}s to host services for its {C}s.",
+               {"F": ("edge site", "EDGE"), "C": ("cell cluster", "CELL")},
+               {"qty": "Gbit/s", "money": "USD"}),
+)
+
+
+def _geometry(b: Builder, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+    nF, nC = b.dims["F"], b.dims["C"]
+    fx, cx = rng.uniform(0, 100, (nF, 2)), rng.uniform(0, 100, (nC, 2))
+    dist = np.linalg.norm(fx[:, None, :] - cx[None, :, :], axis=2)
+    demand = rounded(rng.uniform(10, 100, nC), 0)
+    return dist, demand
+
+
+@register
+class FacilityUncapacitated(Family):
+    """Uncapacitated facility location."""
+
+    name = "facility_location"
+    problem_class = "MILP"
+    summary = "Open {F}s and assign every {C} to an open one, minimising fixed plus service cost."
+    sizes = {"small": {"F": (2, 4), "C": (3, 5)}, "medium": {"F": (5, 12), "C": (10, 30)},
+             "large": {"F": (15, 30), "C": (40, 60)}}
+    vocabularies = VOCABS
+
+    def build(self, b: Builder, rng: np.random.Generator) -> None:
+        b.set("F")
+        b.set("C")
+        dist, demand = _geometry(b, rng)
+        nF = b.dims["F"]
+        serve = rounded(dist * demand[None, :] * 0.1)
+        b.param("fixed", ("F",), rounded(rng.uniform(200, 800, nF), 0),
+                "cost of opening each {F}", "{money}")
+        b.param("serve", ("F", "C"), serve, "cost of serving a whole {C} from a {F}", "{money}")
+        b.var("y", (("f", "F"),), "1 if {F} f is opened", vtype="B")
+        b.var("x", (("f", "F"), ("c", "C")), "share of {C} c served by {F} f", ub=1.0)
+        b.con("served", "Every {C} is fully served.", (("c", "C"),),
+              total("f", "F", V("x", "f", "c")), "=", 1.0)
+        b.con("open_only", "Only open {F}s serve.", (("f", "F"), ("c", "C")),
+              V("x", "f", "c") - V("y", "f"), "<=", 0.0)
+        b.objective("min", total("f", "F", P("fixed", "f") * V("y", "f")) +
+                    total("f", "F", total("c", "C", P("serve", "f", "c") * V("x", "f", "c"))),
+                    "opening and service cost in {money}")
+
+
+@register
+class FacilityCapacitated(Family):
+    """Capacitated facility location (single-source relaxed: shares are continuous)."""
+
+    name = "facility_location_cap"
+    problem_class = "MILP"
+    summary = "Open {F}s of limited capacity and split every {C}'s demand among open ones."
+    sizes = {"small": {"F": (2, 4), "C": (3, 5)}, "medium": {"F": (5, 10), "C": (10, 25)},
+             "large": {"F": (12, 25), "C": (30, 60)}}
+    vocabularies = VOCABS
+
+    def build(self, b: Builder, rng: np.random.Generator) -> None:
+        b.set("F")
+        b.set("C")
+        dist, demand = _geometry(b, rng)
+        nF = b.dims["F"]
+        share = rng.dirichlet(np.ones(nF) * 3)
+        cap = np.ceil(np.maximum(share * demand.sum() * rng.uniform(1.3, 2.0), demand.max()))
+        b.param("demand", ("C",), demand, "demand of each {C}", "{qty}")
+        b.param("capacity", ("F",), cap, "capacity of each {F}", "{qty}")
+        b.param("fixed", ("F",), rounded(rng.uniform(200, 800, nF), 0),
+                "cost of opening each {F}", "{money}")
+        b.param("unit_cost", ("F", "C"), rounded(dist * 0.1),
+                "cost per unit served to a {C} from a {F}", "{money}")
+        b.var("y", (("f", "F"),), "1 if {F} f is opened", vtype="B")
+        b.var("x", (("f", "F"), ("c", "C")), "share of {C} c served by {F} f", ub=1.0)
+        b.con("served", "Every {C} is fully served.", (("c", "C"),),
+              total("f", "F", V("x", "f", "c")), "=", 1.0)
+        b.con("capacity_limit", "An open {F} serves no more than its capacity; a closed one "
+              "serves nothing.", (("f", "F"),),
+              total("c", "C", P("demand", "c") * V("x", "f", "c")) -
+              P("capacity", "f") * V("y", "f"), "<=", 0.0)
+        b.objective("min", total("f", "F", P("fixed", "f") * V("y", "f")) +
+                    total("f", "F", total("c", "C", P("unit_cost", "f", "c") * P("demand", "c") *
+                                          V("x", "f", "c"))),
+                    "opening and service cost in {money}")

@@ -1,0 +1,111 @@
+"""Capital budgeting with project dependencies, and Markowitz portfolio selection (QP)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ortrex.engine.families.base import Builder, Family, Vocabulary, register, rounded
+from ortrex.ir.expr import Cond, P, V, total
+
+
+@register
+class CapitalBudgeting(Family):
+    """Multi-period capital budgeting; some projects require others."""
+
+    name = "capital_budgeting"
+    problem_class = "BIP"
+    summary = "Select {J}s of greatest value within yearly budgets, respecting prerequisites."
+    sizes = {"small": {"J": (4, 6), "Y": (2, 3), "D": (1, 2)},
+             "medium": {"J": (10, 25), "Y": (3, 5), "D": (3, 8)},
+             "large": {"J": (40, 120), "Y": (5, 8), "D": (10, 30)}}
+    vocabularies = (
+        Vocabulary("finance", "R&D portfolio",
+                   "A company chooses {J}s to fund over the next {Y}s.",
+                   {"J": ("R&D project", "RD"), "Y": ("year", "Y"), "D": ("prerequisite", "PRE")},
+                   {"money": "MUSD"}),
+        Vocabulary("public_services", "Municipal works",
+                   "A city council selects {J}s for its multi-{Y} plan.",
+                   {"J": ("infrastructure project", "INF"), "Y": ("budget year", "FY"),
+                    "D": ("dependency", "DEP")}, {"money": "MEUR"}),
+        Vocabulary("energy", "Grid upgrades",
+                   "A utility picks {J}s for its investment plan over several {Y}s.",
+                   {"J": ("grid upgrade", "UPG"), "Y": ("year", "Y"), "D": ("prerequisite", "PRE")},
+                   {"money": "MUSD"}),
+    )
+
+    def build(self, b: Builder, rng: np.random.Generator) -> None:
+        nJ, nY, nD = b.dims["J"], b.dims["Y"], b.dims["D"]
+        b.set("J")
+        b.set("Y")
+        spend = rounded(rng.uniform(1, 20, (nJ, nY)) * (rng.random((nJ, nY)) < 0.8), 1)
+        value = rounded(spend.sum(axis=1) * rng.uniform(1.1, 2.0, nJ) + 1, 1)
+        pairs = set()
+        while len(pairs) < nD:
+            i, j = sorted(int(v) for v in rng.choice(nJ, 2, replace=False))
+            pairs.add((i, j))  # project j needs project i
+        req, dep = zip(*sorted(pairs), strict=True)
+        b.set("D", len(pairs))
+        b.param("spend", ("J", "Y"), spend, "spending of each {J} in each {Y}", "{money}")
+        b.param("budget", ("Y",), rounded(spend.sum(axis=0) * rng.uniform(0.35, 0.6, nY), 1),
+                "budget of each {Y}", "{money}")
+        b.param("value", ("J",), value, "net present value of each {J}", "{money}")
+        b.param("required", ("D",), np.array(req, dtype=float), "the {J} that must be funded "
+                "first", integer=True)
+        b.param("dependent", ("D",), np.array(dep, dtype=float), "the {J} that depends on it",
+                integer=True)
+        b.var("y", (("j", "J"),), "1 if {J} j is funded", vtype="B")
+        b.con("budget_limit", "Spending in each {Y} stays within its budget.", (("t", "Y"),),
+              total("j", "J", P("spend", "j", "t") * V("y", "j")), "<=", P("budget", "t"))
+        b.con("prerequisite", "A {J} is funded only if the {J} it depends on is.", (("d", "D"),),
+              total("j", "J", V("y", "j"), Cond("link", "d", "j", param="dependent")) -
+              total("i", "J", V("y", "i"), Cond("link", "d", "i", param="required")), "<=", 0.0)
+        b.objective("max", total("j", "J", P("value", "j") * V("y", "j")),
+                    "total value in {money}")
+
+
+@register
+class Portfolio(Family):
+    """Markowitz mean-variance portfolio: least variance for a required return (convex QP)."""
+
+    name = "portfolio"
+    problem_class = "QP"
+    summary = "Split a budget over {A}s to reach a target return with the least risk."
+    sizes = {"small": {"A": (3, 5)}, "medium": {"A": (8, 20)}, "large": {"A": (30, 80)}}
+    vocabularies = (
+        Vocabulary("finance", "Equity fund",
+                   "A fund manager allocates capital across {A}s.",
+                   {"A": ("stock", "STK")}, {"ret": "% per year"}),
+        Vocabulary("energy", "Generation mix",
+                   "A utility spreads investment over {A}s to limit price risk.",
+                   {"A": ("generation technology", "TECH")}, {"ret": "% margin"}),
+        Vocabulary("agriculture", "Crop mix",
+                   "A farm co-operative shares its land among {A}s to balance yield risk.",
+                   {"A": ("crop", "CROP")}, {"ret": "% yield gain"}),
+    )
+
+    def build(self, b: Builder, rng: np.random.Generator) -> None:
+        n = b.dims["A"]
+        b.set("A")
+        factors = rng.normal(0, 1, (n, 2)) * rng.uniform(1, 4, 2)
+        cov = rounded(factors @ factors.T + np.diag(rng.uniform(1, 6, n)), 4)
+        cov = (cov + cov.T) / 2
+        mean = rounded(rng.uniform(2, 12, n), 2)
+        cap = float(np.round(min(1.0, max(2.0 / n, rng.uniform(0.35, 0.7))), 2))
+        # The best return reachable under the caps, by filling the best assets first.
+        best, room = 0.0, 1.0
+        for r in sorted(mean, reverse=True):
+            take = min(cap, room)
+            best, room = best + take * r, room - take
+        target = float(np.round(mean.mean() + rng.uniform(0.3, 0.8) * (best - mean.mean()), 2))
+        b.param("mean", ("A",), mean, "expected return of each {A}", "{ret}")
+        b.param("cov", ("A", "A"), cov, "covariance of returns between {A}s")
+        b.param("target", (), target, "required expected return", "{ret}")
+        b.param("cap", (), cap, "largest share of any one {A}")
+        b.var("w", (("a", "A"),), "share of the budget in {A} a", ub=P("cap"))
+        b.con("fully_invested", "The shares add up to the whole budget.", (),
+              total("a", "A", V("w", "a")), "=", 1.0)
+        b.con("return_target", "The expected return reaches the target.", (),
+              total("a", "A", P("mean", "a") * V("w", "a")), ">=", P("target"))
+        b.objective("min", total("a", "A", total("c", "A", P("cov", "a", "c") * V("w", "a") *
+                                                 V("w", "c"))),
+                    "variance of the return")

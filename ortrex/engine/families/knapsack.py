@@ -1,0 +1,111 @@
+"""Knapsack families: 0-1, bounded (integer copies) and multi-dimensional."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ortrex.engine.families.base import Builder, Family, Vocabulary, register, rounded
+from ortrex.ir.expr import P, V, total
+
+VOCABS = (
+    Vocabulary("logistics", "Cargo loading",
+               "A carrier chooses which {I}s to load onto a truck of limited {cap_word}.",
+               {"I": ("shipment", "SH"), "R": ("capacity dimension", "DIM")},
+               {"value": "revenue", "money": "USD", "weight": "kg", "cap_word": "payload"}),
+    Vocabulary("finance", "Project selection",
+               "An investment fund picks {I}s within its {cap_word}.",
+               {"I": ("project", "PRJ"), "R": ("budget line", "BL")},
+               {"value": "expected return", "money": "kUSD", "weight": "kUSD",
+                "cap_word": "budget"}),
+    Vocabulary("computing", "Cache selection",
+               "A content network decides which {I}s to keep within its {cap_word}.",
+               {"I": ("video file", "VID"), "R": ("resource", "RES")},
+               {"value": "hits saved", "money": "hits", "weight": "GB",
+                "cap_word": "storage"}),
+)
+
+
+def _items(rng: np.random.Generator, n: int) -> tuple[np.ndarray, np.ndarray]:
+    weight = rounded(rng.uniform(5, 60, n), 0)
+    value = rounded(weight * rng.uniform(0.8, 1.6, n) + rng.uniform(0, 10, n), 0)
+    return weight, value
+
+
+@register
+class Knapsack01(Family):
+    """0-1 knapsack."""
+
+    name = "knapsack_01"
+    problem_class = "BIP"
+    summary = "Choose {I}s of greatest total {value} whose total {weight} fits the capacity."
+    sizes = {"small": {"I": (5, 9)}, "medium": {"I": (15, 60)}, "large": {"I": (100, 800)}}
+    vocabularies = VOCABS
+
+    def build(self, b: Builder, rng: np.random.Generator) -> None:
+        n = b.dims["I"]
+        b.set("I")
+        weight, value = _items(rng, n)
+        b.param("weight", ("I",), weight, "{weight} of each {I}", "{weight}")
+        b.param("value", ("I",), value, "{value} of each {I}", "{money}")
+        b.param("capacity", (), np.floor(weight.sum() * rng.uniform(0.3, 0.6)),
+                "available {cap_word}", "{weight}")
+        b.var("x", (("i", "I"),), "1 if {I} i is chosen", vtype="B")
+        b.con("capacity_limit", "The chosen {I}s fit the {cap_word}.", (),
+              total("i", "I", P("weight", "i") * V("x", "i")), "<=", P("capacity"))
+        b.objective("max", total("i", "I", P("value", "i") * V("x", "i")),
+                    "total {value} in {money}")
+
+
+@register
+class KnapsackBounded(Family):
+    """Bounded knapsack: several copies of each item."""
+
+    name = "knapsack_bounded"
+    problem_class = "MILP"
+    summary = "Choose how many copies of each {I} to take, within the capacity."
+    sizes = {"small": {"I": (3, 6)}, "medium": {"I": (10, 40)}, "large": {"I": (80, 500)}}
+    vocabularies = VOCABS
+
+    def build(self, b: Builder, rng: np.random.Generator) -> None:
+        n = b.dims["I"]
+        b.set("I")
+        weight, value = _items(rng, n)
+        copies = rng.integers(2, 7, n).astype(float)
+        b.param("weight", ("I",), weight, "{weight} of one copy of each {I}", "{weight}")
+        b.param("value", ("I",), value, "{value} of one copy of each {I}", "{money}")
+        b.param("copies", ("I",), copies, "copies of each {I} available", "copies", integer=True)
+        b.param("capacity", (), np.floor((weight * copies).sum() * rng.uniform(0.25, 0.5)),
+                "available {cap_word}", "{weight}")
+        b.var("x", (("i", "I"),), "copies of {I} i taken", vtype="I", ub=P("copies", "i"))
+        b.con("capacity_limit", "The copies taken fit the {cap_word}.", (),
+              total("i", "I", P("weight", "i") * V("x", "i")), "<=", P("capacity"))
+        b.objective("max", total("i", "I", P("value", "i") * V("x", "i")),
+                    "total {value} in {money}")
+
+
+@register
+class KnapsackMultidim(Family):
+    """Multi-dimensional 0-1 knapsack."""
+
+    name = "knapsack_multidim"
+    problem_class = "BIP"
+    summary = "Choose {I}s of greatest {value} within several {R} limits at once."
+    sizes = {"small": {"I": (5, 8), "R": (2, 3)}, "medium": {"I": (15, 50), "R": (3, 6)},
+             "large": {"I": (80, 400), "R": (5, 10)}}
+    vocabularies = VOCABS
+
+    def build(self, b: Builder, rng: np.random.Generator) -> None:
+        n, r = b.dims["I"], b.dims["R"]
+        b.set("I")
+        b.set("R")
+        use = rounded(rng.uniform(1, 40, (r, n)), 0)
+        value = rounded(use.mean(axis=0) * rng.uniform(0.8, 1.8, n), 0)
+        limit = np.floor(use.sum(axis=1) * rng.uniform(0.3, 0.6, r))
+        b.param("use", ("R", "I"), use, "use of each {R} by each {I}", "{weight}")
+        b.param("value", ("I",), value, "{value} of each {I}", "{money}")
+        b.param("limit", ("R",), limit, "limit of each {R}", "{weight}")
+        b.var("x", (("i", "I"),), "1 if {I} i is chosen", vtype="B")
+        b.con("resource_limit", "Each {R} stays within its limit.", (("r", "R"),),
+              total("i", "I", P("use", "r", "i") * V("x", "i")), "<=", P("limit", "r"))
+        b.objective("max", total("i", "I", P("value", "i") * V("x", "i")),
+                    "total {value} in {money}")

@@ -1,0 +1,54 @@
+"""Travelling salesman with Miller-Tucker-Zemlin subtour elimination."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ortrex.engine.families.base import Builder, Family, Vocabulary, register, rounded
+from ortrex.ir.expr import Cond, P, V, total
+
+
+@register
+class TSP(Family):
+    """TSP (MTZ formulation); the first node is the depot."""
+
+    name = "tsp_mtz"
+    problem_class = "MILP"
+    summary = "Visit every {N} once in a closed tour of least {length}, starting at the first."
+    sizes = {"small": {"N": (4, 5)}, "medium": {"N": (6, 9)}, "large": {"N": (12, 20)}}
+    vocabularies = (
+        Vocabulary("logistics", "Delivery round",
+                   "A van leaves the depot, visits every {N} once and returns.",
+                   {"N": ("stop", "STOP")}, {"length": "km"}),
+        Vocabulary("healthcare", "Home care visits",
+                   "A nurse starts at the clinic, visits every {N} once and returns.",
+                   {"N": ("patient home", "HOME")}, {"length": "minutes"}),
+        Vocabulary("manufacturing", "Drilling path",
+                   "A drill head starts at its rest point and visits every {N} once.",
+                   {"N": ("hole", "HOLE")}, {"length": "mm"}),
+    )
+
+    def build(self, b: Builder, rng: np.random.Generator) -> None:
+        n = b.dims["N"]
+        b.set("N")
+        xy = rng.uniform(0, 100, (n, 2))
+        dist = rounded(np.linalg.norm(xy[:, None] - xy[None, :], axis=2), 1)
+        b.param("dist", ("N", "N"), dist, "travel {length} between {N}s", "{length}")
+        b.param("n_nodes", (), float(n), "number of {N}s", integer=True)
+        off_diag = (Cond("ne", "i", "j"),)
+        b.var("x", (("i", "N"), ("j", "N")), "1 if the tour goes from {N} i to {N} j",
+              vtype="B", where=off_diag)
+        b.var("u", (("i", "N"),), "position of {N} i in the tour", lb=1.0, ub=float(n - 1),
+              where=(Cond("not_first", "i"),))
+        b.con("leave_once", "The tour leaves every {N} once.", (("i", "N"),),
+              total("j", "N", V("x", "i", "j"), Cond("ne", "i", "j")), "=", 1.0)
+        b.con("enter_once", "The tour enters every {N} once.", (("j", "N"),),
+              total("i", "N", V("x", "i", "j"), Cond("ne", "i", "j")), "=", 1.0)
+        b.con("no_subtour", "Positions increase along the tour, so it has no sub-tours.",
+              (("i", "N"), ("j", "N")),
+              V("u", "i") - V("u", "j") + P("n_nodes") * V("x", "i", "j"), "<=",
+              P("n_nodes") - 1, where=(Cond("ne", "i", "j"), Cond("not_first", "i"),
+                                       Cond("not_first", "j")))
+        b.objective("min", total("i", "N", total("j", "N", P("dist", "i", "j") *
+                                                 V("x", "i", "j"), Cond("ne", "i", "j"))),
+                    "tour {length}")

@@ -1,0 +1,100 @@
+"""Scheduling: single machine with big-M disjunctions, and workforce shift scheduling."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ortrex.engine.families.base import Builder, Family, Vocabulary, register, rounded
+from ortrex.ir.expr import Cond, P, V, total
+
+
+@register
+class SingleMachine(Family):
+    """Single-machine scheduling: minimise weighted completion time with release dates."""
+
+    name = "machine_scheduling"
+    problem_class = "MILP"
+    summary = "Sequence {J}s on one {M}, minimising weighted completion time."
+    sizes = {"small": {"J": (3, 4)}, "medium": {"J": (5, 8)}, "large": {"J": (10, 16)}}
+    vocabularies = (
+        Vocabulary("manufacturing", "CNC machine",
+                   "A workshop sequences {J}s on its single {M}.",
+                   {"J": ("work order", "WO"), "M": ("CNC machine", "CNC")},
+                   {"time": "minutes", "weight": "priority"}),
+        Vocabulary("healthcare", "Operating theatre",
+                   "A hospital orders {J}s in its one {M}.",
+                   {"J": ("surgery", "SURG"), "M": ("operating theatre", "OR")},
+                   {"time": "minutes", "weight": "urgency"}),
+        Vocabulary("computing", "GPU queue",
+                   "A lab queues {J}s on a single {M}.",
+                   {"J": ("training job", "JOB"), "M": ("GPU node", "GPU")},
+                   {"time": "hours", "weight": "priority"}),
+    )
+
+    def build(self, b: Builder, rng: np.random.Generator) -> None:
+        n = b.dims["J"]
+        b.set("J")
+        proc = rounded(rng.uniform(2, 20, n), 0)
+        release = rounded(rng.uniform(0, proc.sum() * 0.5, n), 0)
+        weight = rounded(rng.uniform(1, 5, n), 0)
+        b.param("proc", ("J",), proc, "processing time of each {J}", "{time}")
+        b.param("release", ("J",), release, "earliest start of each {J}", "{time}")
+        b.param("weight", ("J",), weight, "{weight} of each {J}")
+        b.param("big_m", (), release.max() + proc.sum(), "a time horizon longer than any "
+                "schedule", "{time}")
+        b.var("s", (("j", "J"),), "start time of {J} j", lb=P("release", "j"), unit="{time}")
+        b.var("y", (("i", "J"), ("j", "J")), "1 if {J} i comes before {J} j", vtype="B",
+              where=(Cond("lt", "i", "j"),))
+        b.con("i_before_j", "If {J} i comes first, {J} j starts after i ends.",
+              (("i", "J"), ("j", "J")),
+              V("s", "i") + P("proc", "i") - V("s", "j") - P("big_m") * (1 - V("y", "i", "j")),
+              "<=", 0.0, where=(Cond("lt", "i", "j"),))
+        b.con("j_before_i", "Otherwise {J} i starts after j ends.", (("i", "J"), ("j", "J")),
+              V("s", "j") + P("proc", "j") - V("s", "i") - P("big_m") * V("y", "i", "j"),
+              "<=", 0.0, where=(Cond("lt", "i", "j"),))
+        b.objective("min", total("j", "J", P("weight", "j") * (V("s", "j") + P("proc", "j"))),
+                    "weighted completion time in {time}")
+
+
+@register
+class ShiftScheduling(Family):
+    """Workforce scheduling: staff shifts covering demand in every period (integer)."""
+
+    name = "shift_scheduling"
+    problem_class = "MILP"
+    summary = "Choose how many staff start each {S} so that every {T} is covered."
+    sizes = {"small": {"T": (4, 6)}, "medium": {"T": (8, 12)}, "large": {"T": (24, 48)}}
+    vocabularies = (
+        Vocabulary("healthcare", "Emergency department",
+                   "An emergency department staffs nurses; a {S} covers consecutive {T}s.",
+                   {"T": ("time block", "BLK"), "S": ("shift", "SH")},
+                   {"staff": "nurses", "money": "USD"}),
+        Vocabulary("retail", "Call centre",
+                   "A call centre rosters agents; a {S} spans consecutive {T}s.",
+                   {"T": ("hour slot", "SLOT"), "S": ("shift pattern", "PAT")},
+                   {"staff": "agents", "money": "EUR"}),
+        Vocabulary("public_services", "Police patrols",
+                   "A police district schedules officers; a {S} covers consecutive {T}s.",
+                   {"T": ("watch period", "WATCH"), "S": ("duty roster", "DUTY")},
+                   {"staff": "officers", "money": "USD"}),
+    )
+
+    def build(self, b: Builder, rng: np.random.Generator) -> None:
+        n = b.dims["T"]
+        b.set("T")
+        b.set("S", n)
+        length = int(rng.integers(2, max(3, n // 2) + 1))
+        cover = np.zeros((n, n))
+        for s in range(n):
+            cover[(s + np.arange(length)) % n, s] = 1.0  # shift s starts in block s (cyclic)
+        need = rounded(rng.uniform(3, 25, n), 0)
+        premium = 1.0 + 0.5 * (rng.random(n) < 0.3)
+        b.param("covers", ("T", "S"), cover, "1 if a {S} works in a {T}", integer=True)
+        b.param("need", ("T",), need, "{staff} needed in each {T}", "{staff}")
+        b.param("cost", ("S",), rounded(length * 100 * premium, 0), "cost of one person on "
+                "each {S}", "{money}")
+        b.var("x", (("s", "S"),), "{staff} starting {S} s", vtype="I", unit="{staff}")
+        b.con("coverage", "Every {T} has enough {staff}.", (("t", "T"),),
+              total("s", "S", P("covers", "t", "s") * V("x", "s")), ">=", P("need", "t"))
+        b.objective("min", total("s", "S", P("cost", "s") * V("x", "s")),
+                    "staffing cost in {money}")
