@@ -100,7 +100,7 @@ class LotSizing(Family):
     def build(self, b: Builder, rng: np.random.Generator) -> None:
         b.set("P")
         b.set("T")
-        nP, nT = _plan_data(b, rng)
+        nP, _ = _plan_data(b, rng)
         demand = b.params[0].values
         # Tight big-M: no more than everything still to be delivered from t on.
         remaining = np.cumsum(demand[:, ::-1], axis=1)[:, ::-1]
