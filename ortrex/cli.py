@@ -40,7 +40,11 @@ def _user_errors() -> tuple[type[BaseException], ...]:
     from ortrex.ir.formats.errors import ModelFileError, UnsupportedModelError
     from ortrex.store.errors import StoreError
 
-    return (ModelFileError, UnsupportedModelError, StoreError, UsageError)
+    errors: list[type[BaseException]] = [ModelFileError, UnsupportedModelError, StoreError,
+                                         UsageError]
+    if "ortrex.engine.jobs" in sys.modules:
+        errors.append(sys.modules["ortrex.engine.jobs"].JobError)
+    return tuple(errors)
 
 
 def _atomic_write(path: Path, data: bytes) -> None:
@@ -85,10 +89,74 @@ def init(db: DbOption = None) -> None:
 
     path = _db(db)
     existed = path.exists()
-    with Store(path, create=True) as store:
+    with Store(path, create=True, migrate=True) as store:
         counts = store.counts()
         console.print(f"{'opened' if existed else 'created'} store [bold]{path}[/] "
                       f"(schema v{store.schema_version}, {sum(counts.values())} rows)")
+
+
+@app.command("generate")
+def generate_cmd(
+    families: Annotated[str, typer.Option(help="'all' or a comma-separated list.")] = "all",
+    count: Annotated[int, typer.Option(help="Accepted instances to produce.")] = 500,
+    seed: Annotated[int, typer.Option(help="Random seed (the job is deterministic).")] = 0,
+    workers: Annotated[int, typer.Option(help="Worker processes (default: CPU count).")]
+    = os.cpu_count() or 1,
+    size: Annotated[str, typer.Option(help="small, medium or large.")] = "small",
+    time_limit: Annotated[float, typer.Option(help="Seconds per solve.")] = 10.0,
+    resume: Annotated[bool, typer.Option("--resume", help="Continue a stopped job.")] = False,
+    db: DbOption = None,
+) -> None:
+    """Generate verified instances: sample families, solve with HiGHS and Gurobi, filter."""
+    from ortrex.engine.jobs import JobSpec, make_executor, run_job
+    from ortrex.store import Store
+    from ortrex.ui import console, job_progress
+
+    spec = JobSpec(JobSpec.parse_families(families), count, seed, size, time_limit)
+    executor = make_executor(workers)  # checks the worker count before the store is touched
+    try:
+        with Store(_db(db), create=True) as store, job_progress(count) as update:
+            report = run_job(store, spec, workers=workers, resume=resume, executor=executor,
+                             on_result=lambda r, ok, why, rep: update(
+                                 rep.accepted, rep.tasks, dict(rep.rejected)))
+            statuses = store.query(
+                "SELECT verifier, status, count(*) AS n FROM verifications WHERE run_id = ? "
+                "GROUP BY ALL ORDER BY ALL", [report.run_id])
+    finally:
+        executor.close()
+    console.print(_generate_tables(report, statuses))
+
+
+def _generate_tables(report: object, statuses: object) -> object:
+    from rich.columns import Columns
+
+    from ortrex.engine.jobs import JobReport
+
+    assert isinstance(report, JobReport)
+    fam = Table(title="by family")
+    for col in ("family", "accepted", "rejected"):
+        fam.add_column(col, justify="left" if col == "family" else "right")
+    for name, c in sorted(report.by_family.items()):
+        rej = sum(v for k, v in c.items() if k.startswith("rejected"))
+        fam.add_row(name, str(c["accepted"]), str(rej))
+    out = Table(title="outcome")
+    out.add_column("what")
+    out.add_column("count", justify="right")
+    out.add_row("tasks", str(report.tasks))
+    out.add_row("accepted", str(report.accepted))
+    for reason, n in sorted(report.rejected.items()):
+        out.add_row(f"rejected: {reason}", str(n))
+    for band in ("easy", "medium", "hard"):
+        out.add_row(f"difficulty {band}", str(report.bands.get(band, 0)))
+    for verifier, status, n in statuses.iter_rows():  # type: ignore[attr-defined]
+        out.add_row(f"{verifier} {status}", str(n))
+    if report.seconds:
+        s = report.summary()
+        out.add_row("seconds", f"{report.seconds:.1f}")
+        new = report.tasks - report.resumed_from
+        out.add_row("tasks / s", f"{new / report.seconds:.1f}")
+        out.add_row("solver share of worker time", f"{s['solver_share']:.0%}")
+    return Columns([out, fam])
 
 
 @app.command("import-lp")

@@ -52,6 +52,24 @@ def stages(units: dict[str, str] | None = None) -> Iterator[
         yield on_stage, tick
 
 
+@contextmanager
+def job_progress(total: int, done: int = 0) -> Iterator[Callable[[int, int, dict[str, int]],
+                                                                 None]]:
+    """Progress of a generation job: accepted of ``total``, rate, rejections by reason."""
+    with Progress(TextColumn("[bold]accepted"), BarColumn(), MofNCompleteColumn(),
+                  RateColumn(), TimeElapsedColumn(), TimeRemainingColumn(),
+                  TextColumn("{task.fields[rejected]}"), console=err_console,
+                  transient=True) as bar:
+        task = bar.add_task("generate", total=total, completed=done, rejected="")
+
+        def update(accepted: int, tasks: int, rejected: dict[str, int]) -> None:
+            text = ", ".join(f"{k} {v}" for k, v in sorted(rejected.items()))
+            bar.update(task, completed=accepted,
+                       rejected=f"{tasks} tasks" + (f"; rejected: {text}" if text else ""))
+
+        yield update
+
+
 def _cell(value: object, width: int) -> str:
     if value is None:
         return "∅"

@@ -44,8 +44,22 @@ def _float_array(values: object, n: int, default: float, what: str) -> np.ndarra
     return arr + 0.0  # folds -0.0 into +0.0 so equal models serialize identically
 
 
+class _Names(tuple):  # type: ignore[type-arg]
+    """A tuple of names already checked (reused as is by derived models)."""
+
+    __slots__ = ()
+
+
+class _Canon(tuple):  # type: ignore[type-arg]
+    """Quadratic term arrays already in canonical form."""
+
+    __slots__ = ()
+
+
 def _check_names(names: Sequence[str], what: str) -> tuple[str, ...]:
-    out = tuple(names)
+    if isinstance(names, _Names):
+        return names
+    out = _Names(names)
     for nm in out:
         if not isinstance(nm, str) or not nm:
             raise ValueError(f"{what} name {nm!r} must be a non-empty string")
@@ -64,6 +78,9 @@ def _canon_quad(
     rows: object, i: object, j: object, v: object
 ) -> tuple[np.ndarray, ...]:
     """Order each pair (i <= j), sum duplicates, drop zeros, sort lexicographically."""
+    if isinstance(i, np.ndarray) and isinstance(v, np.ndarray) and not i.size and not v.size:
+        z = np.zeros(0, dtype=np.int64)
+        return z, z.copy(), z.copy(), np.zeros(0)
     i = np.array(i, dtype=np.int64).reshape(-1)
     j = np.array(j, dtype=np.int64).reshape(-1)
     v = np.array(v, dtype=np.float64).reshape(-1)
@@ -80,6 +97,35 @@ def _canon_quad(
         keep = v != 0.0
         r, lo, hi, v = r[keep], lo[keep], hi[keep], v[keep] + 0.0
     return r, lo, hi, v
+
+
+def canonical_csr(rows: np.ndarray, cols: np.ndarray, vals: np.ndarray,
+                  shape: tuple[int, int]) -> sp.csr_matrix:
+    """A CSR matrix from COO triples in canonical form (sorted, duplicates summed, no zeros),
+    built with numpy alone: scipy's COO conversion costs ~0.1 ms even for tiny matrices."""
+    rows = np.asarray(rows, dtype=np.int64)
+    cols = np.asarray(cols, dtype=np.int64)
+    vals = np.asarray(vals, dtype=np.float64)
+    m, n = shape
+    if rows.size and (rows.min() < 0 or rows.max() >= m or cols.min() < 0 or cols.max() >= n):
+        raise ValueError("matrix entry out of range")
+    key = rows * n + cols
+    order = np.argsort(key, kind="stable")
+    key, vals = key[order], vals[order]
+    if key.size:
+        new = np.ones(key.size, dtype=bool)
+        new[1:] = key[1:] != key[:-1]
+        starts = np.flatnonzero(new)
+        vals, key = np.add.reduceat(vals, starts), key[starts]
+        nz = vals != 0.0
+        vals, key = vals[nz] + 0.0, key[nz]
+    r = key // n if n else key
+    indptr = np.zeros(m + 1, dtype=np.int32 if max(m, n, key.size) < 2**31 else np.int64)
+    np.cumsum(np.bincount(r, minlength=m), out=indptr[1:])
+    A = sp.csr_matrix((vals, (key % n if n else key).astype(indptr.dtype), indptr), shape=shape)
+    A.has_canonical_format = True
+    A._ortrex_canonical = True  # type: ignore[attr-defined]
+    return A
 
 
 class CanonicalModel:
@@ -126,6 +172,7 @@ class CanonicalModel:
         qobj: tuple[object, object, object] | None = None,
         qrows: tuple[object, object, object, object] | None = None,
         name: str = "",
+        _validate: bool = True,
     ) -> None:
         self.var_names = _check_names(var_names, "variable")
         n = len(self.var_names)
@@ -154,7 +201,9 @@ class CanonicalModel:
         if A is None:
             m = 0 if row_names is None else len(row_names)
             A = sp.csr_matrix((m, n), dtype=np.float64)
-        A = sp.csr_matrix(A, dtype=np.float64, copy=True)
+        canonical = getattr(A, "_ortrex_canonical", False)
+        if not canonical:  # an already canonical (and frozen) matrix is shared, not copied
+            A = sp.csr_matrix(A, dtype=np.float64, copy=True)
         m = A.shape[0]
         if A.shape[1] != n:
             raise ValueError(f"A has {A.shape[1]} columns but there are {n} variables")
@@ -163,25 +212,33 @@ class CanonicalModel:
         self.row_names = _check_names(row_names, "constraint")
         if len(self.row_names) != m:
             raise ValueError(f"A has {m} rows but {len(self.row_names)} constraint names")
-        A.sum_duplicates()
-        A.sort_indices()
-        A.eliminate_zeros()
-        A.data += 0.0
+        if not canonical:
+            A.sum_duplicates()
+            A.sort_indices()
+            A.eliminate_zeros()
+            A.data += 0.0
         self.A = A
         self.row_lower = _float_array(row_lower, m, -INF, "row_lower")
         self.row_upper = _float_array(row_upper, m, INF, "row_upper")
 
-        qi, qj, qv = qobj if qobj is not None else ((), (), ())
-        _, qi, qj, qv = _canon_quad(None, qi, qj, qv)
-        self.qobj = (qi, qj, qv)
-        rr, ri, rj, rv = qrows if qrows is not None else ((), (), (), ())
-        rr, ri, rj, rv = _canon_quad(rr, ri, rj, rv)
-        self.qrows = (rr, ri, rj, rv)
+        if isinstance(qobj, _Canon):
+            self.qobj = qobj
+        else:
+            qi, qj, qv = qobj if qobj is not None else ((), (), ())
+            _, qi, qj, qv = _canon_quad(None, qi, qj, qv)
+            self.qobj = _Canon((qi, qj, qv))
+        if isinstance(qrows, _Canon):
+            self.qrows = qrows
+        else:
+            rr, ri, rj, rv = qrows if qrows is not None else ((), (), (), ())
+            self.qrows = _Canon(_canon_quad(rr, ri, rj, rv))
         self.name = str(name)
-        self._validate()
+        if _validate:
+            self._validate()
         for arr in (self.var_types, self.lb, self.ub, self.obj, self.row_lower, self.row_upper,
                     A.data, A.indices, A.indptr, *self.qobj, *self.qrows):
             _frozen(arr)
+        A._ortrex_canonical = True  # type: ignore[attr-defined]
 
     # ------------------------------------------------------------------ validation
     def _validate(self) -> None:
@@ -318,8 +375,9 @@ class CanonicalModel:
             name=name,
         )
 
-    def replace(self, **changes: object) -> CanonicalModel:
-        """A copy with some constructor fields changed (validated again)."""
+    def replace(self, validate: bool = True, **changes: object) -> CanonicalModel:
+        """A copy with some constructor fields changed (validated again unless the caller
+        guarantees validity with ``validate=False``, as derived models in hot loops do)."""
         fields = {
             "var_names": self.var_names,
             "var_types": self.var_types,
@@ -340,7 +398,7 @@ class CanonicalModel:
         if unknown:
             raise TypeError(f"unknown field(s): {sorted(unknown)}")
         fields.update(changes)
-        return CanonicalModel(**fields)  # type: ignore[arg-type]
+        return CanonicalModel(**fields, _validate=validate)  # type: ignore[arg-type]
 
     # ------------------------------------------------------------------ views
     @property

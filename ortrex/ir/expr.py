@@ -76,7 +76,7 @@ class Cond:
         if self.op in COND_OPS:
             return f"{self.a} {COND_OPS[self.op]} {self.b}"
         if self.op == "link":
-            return rf"\mathrm{{{self.param}}}({self.a}) = {self.b}"
+            return r"\mathrm{" + str(self.param).replace("_", r"\_") + f"}}({self.a}) = {self.b}"
         return {"first": f"{self.a} = \\mathrm{{first}}", "last": f"{self.a} = \\mathrm{{last}}",
                 "not_first": f"{self.a} \\neq \\mathrm{{first}}",
                 "not_last": f"{self.a} \\neq \\mathrm{{last}}"}[self.op]
@@ -167,8 +167,9 @@ def _sub(idx: tuple[Idx, ...]) -> str:
     return "_{" + ",".join(i.latex() for i in idx) + "}" if idx else ""
 
 
-def _symbol(name: str) -> str:
-    return name if len(name) == 1 else rf"\mathit{{{name}}}"
+def symbol(name: str) -> str:
+    """LaTeX symbol of a parameter or variable name (``x``, ``\\mathit{big\\_m}``)."""
+    return name if len(name) == 1 else r"\mathit{" + name.replace("_", r"\_") + "}"
 
 
 @dataclass(frozen=True, eq=True)
@@ -179,7 +180,7 @@ class Param(Expr):
     idx: tuple[Idx, ...] = ()
 
     def latex(self) -> str:
-        return _symbol(self.name) + _sub(self.idx)
+        return symbol(self.name) + _sub(self.idx)
 
     def to_json(self) -> dict[str, Any]:
         return {"op": "param", "name": self.name, "idx": [i.to_json() for i in self.idx]}
@@ -193,7 +194,7 @@ class Var(Expr):
     idx: tuple[Idx, ...] = ()
 
     def latex(self) -> str:
-        return _symbol(self.name) + _sub(self.idx)
+        return symbol(self.name) + _sub(self.idx)
 
     def to_json(self) -> dict[str, Any]:
         return {"op": "var", "name": self.name, "idx": [i.to_json() for i in self.idx]}

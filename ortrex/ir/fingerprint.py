@@ -16,6 +16,7 @@ import struct
 from typing import TYPE_CHECKING
 
 import numpy as np
+import scipy.sparse as sp
 
 from ortrex.ir.normalize import EQ0, EQ1, GE, RANGE, NormalizedModel, normalize
 
@@ -37,9 +38,12 @@ def _splitmix(z: np.ndarray) -> np.ndarray:
     return z ^ (z >> _U(31))
 
 
+_K = _U(0xD6E8FEB86659FD93)  # odd multiplier of the multiply-add chain
+
+
 def _combine(h: np.ndarray, a: np.ndarray) -> np.ndarray:
-    """Order-dependent hash of (h, a), element-wise."""
-    return _splitmix(h ^ _splitmix(a))
+    """Order-dependent hash of (h, a), element-wise (inputs are already well mixed)."""
+    return _splitmix(h * _K + a)
 
 
 def _tag(label: str) -> np.uint64:
@@ -83,10 +87,11 @@ def sign_class(x: np.ndarray) -> np.ndarray:
 
 
 def _mix_all(*parts: np.ndarray) -> np.ndarray:
+    """Order-dependent hash of several token arrays: a multiply-add chain, mixed once."""
     h = np.asarray(parts[0], dtype=np.uint64)
     for p in parts[1:]:
-        h = _combine(h, np.asarray(p, dtype=np.uint64))
-    return h
+        h = h * _K + np.asarray(p, dtype=np.uint64)
+    return _splitmix(h)
 
 
 def _distinct_rows(nm: NormalizedModel) -> np.ndarray:
@@ -115,8 +120,13 @@ def _distinct_rows(nm: NormalizedModel) -> np.ndarray:
     return np.sort(first)
 
 
+def _kept(nm: NormalizedModel, rows: np.ndarray) -> sp.csr_matrix:
+    """The normalised matrix restricted to the kept rows (usually all of them)."""
+    return nm.A if rows.size == nm.num_rows else nm.A[rows]
+
+
 def _graph(
-    nm: NormalizedModel, rows: np.ndarray, exact: bool
+    nm: NormalizedModel, rows: np.ndarray, sub: sp.csr_matrix, exact: bool
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Node colours and directed edge lists (src, dst, colour) of the model graph."""
     tok = quantize if exact else sign_class
@@ -152,7 +162,6 @@ def _graph(
     ecol: list[np.ndarray] = [_full(G, "pair")]
 
     # Linear coefficients of the kept rows.
-    sub = nm.A[rows]
     k_of_nz = np.repeat(np.arange(R), np.diff(sub.indptr))
     etok = _combine(_full(sub.nnz, "edge"), tok(sub.data))
     src.append(sub.indices.astype(np.int64))
@@ -229,12 +238,6 @@ def _digest(kind: bytes, colors: np.ndarray, extra: np.ndarray) -> str:
     return h.hexdigest()
 
 
-def _fingerprint(nm: NormalizedModel, rows: np.ndarray, exact: bool) -> str:
-    infeasible = np.array([nm.infeasible_empty_rows.size], dtype=np.uint64)
-    if exact:
-        extra = np.concatenate([quantize(np.array([nm.constant])), infeasible])
-        return _digest(b"ortrex-structural", refine(*_graph(nm, rows, exact=True)), extra)
-    return _digest(b"ortrex-formulation", refine(*_graph(nm, rows, exact=False)), infeasible)
 
 
 def fingerprints(model: CanonicalModel) -> tuple[str, str]:
@@ -246,4 +249,15 @@ def fingerprints(model: CanonicalModel) -> tuple[str, str]:
     """
     nm = normalize(model)
     rows = _distinct_rows(nm)
-    return _fingerprint(nm, rows, exact=True), _fingerprint(nm, rows, exact=False)
+    sub = _kept(nm, rows)
+    c1, s1, d1, e1 = _graph(nm, rows, sub, exact=True)
+    c2, s2, d2, e2 = _graph(nm, rows, sub, exact=False)
+    # Both graphs are refined together as one disjoint union: the number of rounds is still a
+    # function of the model alone, so both colourings stay invariant, at half the call count.
+    off = c1.size
+    colors = refine(np.concatenate([c1, c2]), np.concatenate([s1, s2 + off]),
+                    np.concatenate([d1, d2 + off]), np.concatenate([e1, e2]))
+    infeasible = np.array([nm.infeasible_empty_rows.size], dtype=np.uint64)
+    extra = np.concatenate([quantize(np.array([nm.constant])), infeasible])
+    return (_digest(b"ortrex-structural", colors[:off], extra),
+            _digest(b"ortrex-formulation", colors[off:], infeasible))

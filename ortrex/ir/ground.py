@@ -12,9 +12,8 @@ import math
 from dataclasses import dataclass
 
 import numpy as np
-import scipy.sparse as sp
 
-from ortrex.ir.canonical import CanonicalModel
+from ortrex.ir.canonical import CanonicalModel, canonical_csr
 from ortrex.ir.expr import Cond, Const, Expr, Idx, Monomial, Param, as_expr, expand
 from ortrex.ir.semantic import SemanticModel
 
@@ -237,8 +236,8 @@ def ground(sm: SemanticModel) -> CanonicalModel:
     obj = np.zeros(g.n)
     for c, v in zip(obj_ent.cols, obj_ent.vals, strict=True):
         np.add.at(obj, c, v)
-    A = sp.csr_matrix((_cat(vals, float), (_cat(rows, np.int64), _cat(cols, np.int64))),
-                      shape=(offset, g.n))
+    A = canonical_csr(_cat(rows, np.int64), _cat(cols, np.int64), _cat(vals, float),
+                      (offset, g.n))
     return CanonicalModel(
         var_names=g.names,
         var_types=_cat(g.types, "<U1") if g.types else [],

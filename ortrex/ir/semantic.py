@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from ortrex.ir.expr import Cond, Expr, Idx, Param, Sum, Var, as_expr, expr_from_json
+from ortrex.ir.expr import Cond, Expr, Idx, Param, Sum, Var, as_expr, expr_from_json, symbol
 
 if TYPE_CHECKING:
     from ortrex.ir.canonical import CanonicalModel
@@ -263,6 +263,10 @@ class SemanticModel:
 
     def dumps(self) -> str:
         """Canonical JSON text (sorted keys)."""
+        return self._json_text
+
+    @cached_property
+    def _json_text(self) -> str:
         return json.dumps(self.to_json(), sort_keys=True, separators=(",", ":"), allow_nan=False)
 
     @cached_property
@@ -319,10 +323,12 @@ class SemanticModel:
             lines.append(rf"& {c.lhs.latex()} {SENSES[c.sense]} {_e(c.rhs).latex()}{tail} \\")
         for v in self.variables:
             idx = ",".join(i for i, _ in v.dims)
-            sym = v.name if len(v.name) == 1 else rf"\mathit{{{v.name}}}"
+            sym = symbol(v.name)
             head = sym + (f"_{{{idx}}}" if idx else "")
             dom = {"C": r"\mathbb{R}", "I": r"\mathbb{Z}", "B": r"\{0, 1\}"}[v.vtype]
             quant = ", ".join(f"{i} \\in {s}" for i, s in v.dims)
+            if v.where:
+                quant += ": " + ", ".join(w.latex() for w in v.where)
             tail = rf" && \forall {quant}" if quant else ""
             lines.append(rf"& {head} \in {dom}{_bounds_latex(v, head)}{tail} \\")
         lines.append(r"\end{aligned}")

@@ -6,7 +6,7 @@ import json
 import os
 import re
 from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -58,6 +58,13 @@ def _open_error(path: Path, exc: duckdb.Error) -> StoreError:
     return StoreCorruptError(f"cannot open store {path}: {_first_line(exc)}")
 
 
+def _write_error(path: Path, exc: duckdb.Error) -> StoreError:
+    msg = _first_line(exc)
+    if "space" in msg.lower() or "too large" in msg.lower():
+        return StoreError(f"cannot write to store {path}: the disk is full ({msg})")
+    return StoreError(f"cannot write to store {path}: {msg}")
+
+
 def _json_columns(table: str) -> set[str]:
     return {c.name for c in TABLES[table].__table__.columns if isinstance(c.type, sa.JSON)}
 
@@ -68,22 +75,29 @@ def _to_arrow(table: str, rows: pl.DataFrame | pa.Table | Sequence[dict[str, Any
     if isinstance(rows, pl.DataFrame):
         return rows.to_arrow()
     json_cols = _json_columns(table)
+    # JSON columns take dicts and lists (serialised here) or ready JSON text (kept as is).
     records = [
-        {k: (json.dumps(v, sort_keys=True, allow_nan=False) if k in json_cols and v is not None
-             else v) for k, v in r.items()}
+        {k: (json.dumps(v, sort_keys=True, allow_nan=False)
+             if k in json_cols and isinstance(v, (dict, list)) else v) for k, v in r.items()}
         for r in rows
     ]
     return pa.Table.from_pylist(records)
 
 
 class Store:
-    """An ortrex store; open it with a path, use it as a context manager."""
+    """An ortrex store; open it with a path, use it as a context manager.
+
+    ``create`` makes a missing store; ``migrate`` upgrades an older schema (``ortrex init``);
+    without it an older store is refused with a message saying how to migrate.
+    """
 
     def __init__(self, path: str | Path | None = None, *, read_only: bool = False,
-                 create: bool = False, migrations: list[Migration] | None = None,
+                 create: bool = False, migrate: bool = False,
+                 migrations: list[Migration] | None = None,
                  target_version: int = SCHEMA_VERSION) -> None:
         self.path = resolve_db(path)
         self.read_only = read_only
+        self.migrate = migrate
         exists = self.path.exists()
         if not exists and not create:
             raise StoreError(f"no store at {self.path} (run `ortrex init` to create one)")
@@ -136,7 +150,8 @@ class Store:
                 f"{self.path} has schema v{version}, newer than this ortrex supports "
                 f"(v{target}); upgrade ortrex")
         if version < target:
-            if self.read_only:
+            # Migrations run only when asked (``ortrex init``), never as a side effect of a job.
+            if self.read_only or not self.migrate:
                 raise StoreSchemaError(f"{self.path} has schema v{version}; run `ortrex init` "
                                        f"to migrate it to v{target}")
             steps = pending(version, migrations, target)
@@ -167,9 +182,13 @@ class Store:
         try:
             yield self
         except BaseException:
-            self.conn.execute("ROLLBACK")
+            with suppress(duckdb.Error):  # a failed write may have aborted it already
+                self.conn.execute("ROLLBACK")
             raise
-        self.conn.execute("COMMIT")
+        try:
+            self.conn.execute("COMMIT")
+        except duckdb.Error as exc:
+            raise _write_error(self.path, exc) from None
 
     def insert(self, table: str, rows: pl.DataFrame | pa.Table | Sequence[dict[str, Any]],
                on_conflict: str = "ignore") -> int:
@@ -189,6 +208,8 @@ class Store:
         try:
             ((count,),) = self.conn.execute(
                 f"{verb} INTO {table} BY NAME SELECT * FROM {view}").fetchall()
+        except duckdb.IOException as exc:
+            raise _write_error(self.path, exc) from None
         finally:
             self.conn.unregister(view)
         return int(count)

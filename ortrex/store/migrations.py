@@ -20,10 +20,65 @@ class Migration:
     apply: Callable[[duckdb.DuckDBPyConnection], None]
 
 
+def _v2(conn: duckdb.DuckDBPyConnection) -> None:
+    for col, typ in (("status", "VARCHAR"), ("reject_reason", "VARCHAR"),
+                     ("reject_detail", "VARCHAR"), ("duplicate_of", "VARCHAR"),
+                     ("difficulty_band", "VARCHAR"), ("objective", "DOUBLE"),
+                     ("semantic_id", "VARCHAR"), ("domain", "VARCHAR"), ("flags", "JSON")):
+        conn.execute(f"ALTER TABLE instances ADD COLUMN {col} {typ}")
+    conn.execute("UPDATE instances SET status = 'imported'")  # v1 stores only imported
+    conn.execute("ALTER TABLE verifications ADD COLUMN solution BLOB")
+    conn.execute("ALTER TABLE verifications ADD COLUMN solver_version VARCHAR")
+    conn.execute(
+        "CREATE TABLE run_tasks (id VARCHAR NOT NULL, run_id VARCHAR NOT NULL, task INTEGER NOT "
+        "NULL, family VARCHAR NOT NULL, instance_id VARCHAR, semantic_id VARCHAR, outcome "
+        "VARCHAR NOT NULL, reason VARCHAR, created_at TIMESTAMP WITH TIME ZONE NOT NULL, "
+        "PRIMARY KEY (id))")
+
+
 # Forward migrations, in order. A new store is created at SCHEMA_VERSION directly from the
 # table definitions; a store stamped with an older version gets every later step here, each
 # written as explicit DDL so it keeps working when the table definitions move on.
-MIGRATIONS: list[Migration] = []
+MIGRATIONS: list[Migration] = [
+    Migration(2, "generation outcomes, solution vectors, run tasks", _v2),
+]
+
+# The tables of schema v1 as they were created, for building old stores (tests, tools).
+SNAPSHOT_V1 = (
+    "CREATE TABLE schema_version (version INTEGER NOT NULL, description VARCHAR NOT NULL, "
+    "applied_at TIMESTAMP WITH TIME ZONE NOT NULL, PRIMARY KEY (version))",
+    "CREATE TABLE runs (id VARCHAR NOT NULL, command VARCHAR NOT NULL, config JSON, counts JSON, "
+    "status VARCHAR NOT NULL, ortrex_version VARCHAR NOT NULL, started_at TIMESTAMP WITH TIME "
+    "ZONE NOT NULL, finished_at TIMESTAMP WITH TIME ZONE, PRIMARY KEY (id))",
+    "CREATE TABLE sources (id VARCHAR NOT NULL, path VARCHAR NOT NULL, sha256 VARCHAR NOT NULL, "
+    "format VARCHAR NOT NULL, size_bytes BIGINT NOT NULL, first_seen_at TIMESTAMP WITH TIME ZONE "
+    "NOT NULL, run_id VARCHAR, PRIMARY KEY (id))",
+    "CREATE TABLE instances (id VARCHAR NOT NULL, structural_fp VARCHAR NOT NULL, formulation_fp "
+    "VARCHAR NOT NULL, fp_version INTEGER NOT NULL, name VARCHAR NOT NULL, family VARCHAR, "
+    "problem_class VARCHAR NOT NULL, sense VARCHAR NOT NULL, n_vars INTEGER NOT NULL, n_rows "
+    "INTEGER NOT NULL, nnz BIGINT NOT NULL, n_int INTEGER NOT NULL, n_bin INTEGER NOT NULL, "
+    "n_qobj INTEGER NOT NULL, n_qrows INTEGER NOT NULL, difficulty DOUBLE PRECISION, model BYTEA "
+    "NOT NULL, model_format VARCHAR NOT NULL, created_at TIMESTAMP WITH TIME ZONE NOT NULL, "
+    "run_id VARCHAR, PRIMARY KEY (id))",
+    "CREATE TABLE semantic_models (id VARCHAR NOT NULL, family VARCHAR NOT NULL, domain VARCHAR, "
+    "schema_version INTEGER NOT NULL, model JSON NOT NULL, descriptors JSON, created_at TIMESTAMP "
+    "WITH TIME ZONE NOT NULL, run_id VARCHAR, PRIMARY KEY (id))",
+    "CREATE TABLE documents (id VARCHAR NOT NULL, instance_id VARCHAR, semantic_id VARCHAR, kind "
+    "VARCHAR NOT NULL, form VARCHAR, text VARCHAR NOT NULL, data_files JSON, program VARCHAR, "
+    "renderer VARCHAR, template VARCHAR, created_at TIMESTAMP WITH TIME ZONE NOT NULL, run_id "
+    "VARCHAR, PRIMARY KEY (id))",
+    "CREATE TABLE verifications (id VARCHAR NOT NULL, subject_id VARCHAR NOT NULL, subject_kind "
+    "VARCHAR NOT NULL, verifier VARCHAR NOT NULL, status VARCHAR NOT NULL, objective DOUBLE "
+    "PRECISION, runtime_s DOUBLE PRECISION, details JSON, created_at TIMESTAMP WITH TIME ZONE NOT "
+    "NULL, run_id VARCHAR, PRIMARY KEY (id))",
+    "CREATE TABLE lineage (id VARCHAR NOT NULL, parent_id VARCHAR NOT NULL, parent_kind VARCHAR "
+    "NOT NULL, child_id VARCHAR NOT NULL, child_kind VARCHAR NOT NULL, relation VARCHAR NOT NULL, "
+    "operator VARCHAR, params JSON, created_at TIMESTAMP WITH TIME ZONE NOT NULL, run_id VARCHAR, "
+    "PRIMARY KEY (id))",
+    "CREATE TABLE exports (id VARCHAR NOT NULL, kind VARCHAR NOT NULL, path VARCHAR NOT NULL, "
+    "n_docs INTEGER NOT NULL, sha256 VARCHAR NOT NULL, manifest JSON, created_at TIMESTAMP WITH "
+    "TIME ZONE NOT NULL, run_id VARCHAR, PRIMARY KEY (id))",
+)
 
 
 def now() -> datetime:
@@ -48,3 +103,11 @@ def pending(current: int, migrations: list[Migration] | None = None,
     if [m.version for m in steps] != expected:
         raise RuntimeError(f"no migration path from schema v{current} to v{target}")
     return steps
+
+
+def create_snapshot(conn: duckdb.DuckDBPyConnection, version: int = 1) -> None:
+    """Create the tables of an old schema version and stamp it (to test migrations)."""
+    snapshots = {1: SNAPSHOT_V1}
+    for ddl in snapshots[version]:
+        conn.execute(ddl)
+    stamp(conn, version, "snapshot")

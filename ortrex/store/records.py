@@ -15,8 +15,9 @@ MODEL_FORMAT = "ortrex-canonical-1+zlib"
 
 
 def instance_row(model: CanonicalModel, family: str | None = None, run_id: str | None = None,
-                 created_at: datetime | None = None) -> dict[str, Any]:
-    """The ``instances`` row of a canonical model (id = content hash)."""
+                 created_at: datetime | None = None, **extra: Any) -> dict[str, Any]:
+    """The ``instances`` row of a canonical model (id = content hash); ``extra`` sets the
+    outcome columns (status, reject_reason, objective, ...)."""
     s = model.stats()
     return {
         "id": model.content_hash,
@@ -35,11 +36,31 @@ def instance_row(model: CanonicalModel, family: str | None = None, run_id: str |
         "n_qobj": s.n_qobj,
         "n_qrows": s.n_qrows,
         "difficulty": None,
-        "model": zlib.compress(model.to_bytes(), 6),
+        "model": zlib.compress(model.to_bytes(), 1),  # level 1: fast, and the hash is unaffected
         "model_format": MODEL_FORMAT,
         "created_at": created_at or utcnow(),
         "run_id": run_id,
+        "status": "imported",
+        **extra,
     }
+
+
+def pack_solution(x: Any) -> bytes | None:
+    """A solution vector as zlib-compressed little-endian float64 (None stays None)."""
+    if x is None:
+        return None
+    import numpy as np
+
+    return zlib.compress(np.ascontiguousarray(x, dtype="<f8").tobytes(), 1)
+
+
+def unpack_solution(blob: bytes | None) -> Any:
+    """Inverse of :func:`pack_solution`."""
+    if blob is None:
+        return None
+    import numpy as np
+
+    return np.frombuffer(zlib.decompress(blob), dtype="<f8").copy()
 
 
 def load_instance(store: Store, instance_id: str) -> CanonicalModel:

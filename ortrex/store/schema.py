@@ -13,7 +13,7 @@ from typing import Any
 import sqlalchemy as sa
 from sqlmodel import Field, SQLModel
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 
 
 def _double(**kw: Any) -> Any:
@@ -88,6 +88,16 @@ class Instance(SQLModel, table=True):
     model_format: str
     created_at: datetime
     run_id: str | None = None
+    # v2: generation outcome. status: imported | accepted | rejected.
+    status: str | None = None
+    reject_reason: str | None = None
+    reject_detail: str | None = None
+    duplicate_of: str | None = None
+    difficulty_band: str | None = None
+    objective: float | None = _double(default=None)
+    semantic_id: str | None = None
+    domain: str | None = None
+    flags: dict | None = _json(default=None)
 
 
 class SemanticModelRow(SQLModel, table=True):
@@ -136,6 +146,9 @@ class Verification(SQLModel, table=True):
     details: dict | None = _json(default=None)
     created_at: datetime
     run_id: str | None = None
+    # v2: the solver's solution vector (zlib of little-endian float64) and version.
+    solution: bytes | None = Field(default=None, sa_type=sa.LargeBinary)
+    solver_version: str | None = None
 
 
 class LineageEdge(SQLModel, table=True):
@@ -168,8 +181,23 @@ class Export(SQLModel, table=True):
     run_id: str | None = None
 
 
+class RunTask(SQLModel, table=True):
+    """One task of a batch job (v2): what it produced; a job resumes after the last one."""
+
+    __tablename__ = "run_tasks"
+    id: str = Field(primary_key=True)
+    run_id: str
+    task: int
+    family: str
+    instance_id: str | None = None
+    semantic_id: str | None = None
+    outcome: str
+    reason: str | None = None
+    created_at: datetime
+
+
 TABLES: dict[str, type[SQLModel]] = {
     m.__tablename__: m  # type: ignore[misc]
     for m in (SchemaVersion, Run, Source, Instance, SemanticModelRow, Document, Verification,
-              LineageEdge, Export)
+              LineageEdge, Export, RunTask)
 }

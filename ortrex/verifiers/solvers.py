@@ -13,6 +13,8 @@ import numpy as np
 from ortrex.ir.canonical import CanonicalModel
 from ortrex.ir.formats import UnsupportedModelError, to_gurobi, to_highs
 
+MIP_GAP = 1e-9  # relative gap at which a MIP counts as solved to optimality
+
 
 class SolveStatus(StrEnum):
     """Outcome of one solver run (the verification contract's vocabulary)."""
@@ -102,12 +104,20 @@ def solve_highs(model: CanonicalModel, time_limit: float | None = None,
             return result(SolveStatus.UNSUPPORTED,
                           message="HiGHS needs a convex quadratic objective")
     try:
-        h = to_highs(model)
+        h = to_highs(model, names=False)
     except UnsupportedModelError as exc:
         return result(SolveStatus.UNSUPPORTED, message=str(exc))
     if time_limit is not None:
         h.setOptionValue("time_limit", float(time_limit))
+    if model.is_mip:
+        # Verification needs proven optima, not the default 1e-4 relative gap.
+        h.setOptionValue("mip_rel_gap", MIP_GAP)
+        # The feasibility-jump heuristic costs ~4.5 ms per run on small MIPs (measured: 5.7 ms
+        # vs 1.2 ms on the small instances of every family) and cannot change a proven optimum.
+        h.setOptionValue("mip_heuristic_run_feasibility_jump", False)
     if threads is not None:
+        # One thread per worker process: HiGHS's default pool spins a second thread that
+        # doubles the CPU time of a small solve without shortening it.
         h.setOptionValue("threads", int(threads))
     h.run()
     MS = highspy.HighsModelStatus
@@ -137,7 +147,7 @@ def _settle_highs(model: CanonicalModel, time_limit: float | None) -> Any:
     import highspy
 
     MS = highspy.HighsModelStatus
-    probe = to_highs(model.replace(obj=np.zeros(model.num_vars), qobj=None))
+    probe = to_highs(model.replace(obj=np.zeros(model.num_vars), qobj=None), names=False)
     if time_limit is not None:
         probe.setOptionValue("time_limit", float(time_limit))
     probe.run()
@@ -183,12 +193,14 @@ def solve_gurobi(model: CanonicalModel, time_limit: float | None = None,
                            version, nodes, iterations, x)
 
     try:
-        gm = to_gurobi(model, _gurobi_env(threads))
+        gm = to_gurobi(model, _gurobi_env(threads), names=False)
     except UnsupportedModelError as exc:
         return result(SolveStatus.UNSUPPORTED, message=str(exc))
     try:
         if time_limit is not None:
             gm.Params.TimeLimit = float(time_limit)
+        if model.is_mip:
+            gm.Params.MIPGap = MIP_GAP
         gm.optimize()
         if gm.Status == GRB.INF_OR_UNBD:
             gm.Params.DualReductions = 0

@@ -19,7 +19,7 @@ from ortrex.store import (
     StoreSchemaError,
 )
 from ortrex.store.db import utcnow
-from ortrex.store.migrations import Migration, pending
+from ortrex.store.migrations import Migration, create_snapshot, pending
 from ortrex.store.records import instance_row, load_instance
 from ortrex.store.schema import SCHEMA_VERSION
 from tests.conftest import lock_held
@@ -41,7 +41,7 @@ def test_schema(tmp_path: Path) -> None:
         assert types[("instances", "model")] == "BLOB"
         assert types[("lineage", "params")] == "JSON"
         assert set(s.counts()) == {"runs", "sources", "instances", "semantic_models", "documents",
-                                   "verifications", "lineage", "exports"}
+                                   "verifications", "lineage", "exports", "run_tasks"}
 
 
 def test_insert_is_idempotent_and_queries_give_polars(tmp_path: Path) -> None:
@@ -144,7 +144,7 @@ def test_forward_migration(tmp_path: Path) -> None:
     path = tmp_path / "s.duckdb"
     Store(path, create=True).close()
     step = Migration(SCHEMA_VERSION + 1, "add a note to runs", _add_note)
-    with Store(path, migrations=[step], target_version=SCHEMA_VERSION + 1) as s:
+    with Store(path, migrate=True, migrations=[step], target_version=SCHEMA_VERSION + 1) as s:
         assert s.schema_version == SCHEMA_VERSION + 1
         cols = s.query("SELECT column_name FROM duckdb_columns() WHERE table_name = 'runs'")
         assert "note" in cols["column_name"].to_list()
@@ -159,7 +159,7 @@ def test_failed_migration_rolls_back(tmp_path: Path) -> None:
     Store(path, create=True).close()
     step = Migration(SCHEMA_VERSION + 1, "broken", _broken)
     with pytest.raises(RuntimeError, match="half way"):
-        Store(path, migrations=[step], target_version=SCHEMA_VERSION + 1)
+        Store(path, migrate=True, migrations=[step], target_version=SCHEMA_VERSION + 1)
     with Store(path) as s:
         assert s.schema_version == SCHEMA_VERSION
         cols = s.query("SELECT column_name FROM duckdb_columns() WHERE table_name = 'runs'")
@@ -172,6 +172,35 @@ def test_read_only_open_does_not_migrate(tmp_path: Path) -> None:
     step = Migration(SCHEMA_VERSION + 1, "add a note to runs", _add_note)
     with pytest.raises(StoreSchemaError, match="run `ortrex init` to migrate"):
         Store(path, read_only=True, migrations=[step], target_version=SCHEMA_VERSION + 1)
+
+
+def test_v1_store_migrates_to_the_current_schema(tmp_path: Path) -> None:
+    """A real v1 store (its frozen DDL) with data: refused by jobs, upgraded by init."""
+    old, fresh = tmp_path / "v1.duckdb", tmp_path / "fresh.duckdb"
+    con = duckdb.connect(str(old))
+    create_snapshot(con, 1)
+    m = CanonicalModel(var_names=["x"], obj=[1.0], name="old")
+    row = {k: v for k, v in instance_row(m).items() if k in V1_INSTANCE_COLUMNS}
+    con.register("r", pl.DataFrame([row]).to_arrow())
+    con.execute("INSERT INTO instances BY NAME SELECT * FROM r")
+    con.close()
+    with pytest.raises(StoreSchemaError, match="has schema v1; run `ortrex init`"):
+        Store(old)
+    with Store(old, migrate=True) as s:
+        assert s.schema_version == SCHEMA_VERSION
+        assert s.query("SELECT status FROM instances")["status"].to_list() == ["imported"]
+        assert load_instance(s, m.content_hash) == m
+        migrated = s.query(COLUMNS)
+    with Store(fresh, create=True) as s:
+        assert s.query(COLUMNS).equals(migrated)  # same tables, columns, types and order
+
+
+COLUMNS = ("SELECT table_name, column_index, column_name, data_type, is_nullable FROM "
+           "duckdb_columns() ORDER BY table_name, column_index")
+V1_INSTANCE_COLUMNS = {
+    "id", "structural_fp", "formulation_fp", "fp_version", "name", "family", "problem_class",
+    "sense", "n_vars", "n_rows", "nnz", "n_int", "n_bin", "n_qobj", "n_qrows", "difficulty",
+    "model", "model_format", "created_at", "run_id"}
 
 
 def test_migration_gaps_are_detected() -> None:

@@ -98,7 +98,7 @@ def test_timeout(fn) -> None:  # type: ignore[no-untyped-def]
     knap = CanonicalModel(var_names=[f"x{j}" for j in range(n)], var_types="B" * n,
                           obj=rng.integers(1, 100, n).astype(float), sense="max", A=A,
                           row_upper=A.sum(axis=1).A1 / 3)
-    assert fn(knap, time_limit=0.0).status is SolveStatus.TIMEOUT
+    assert fn(knap, time_limit=0.0).status is SolveStatus.TIME_LIMIT
 
 
 def test_agreement_rule() -> None:

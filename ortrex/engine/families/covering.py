@@ -120,8 +120,8 @@ class BinPacking(Family):
             else:
                 loads.append(s)
         b.set("B", len(loads))
-        b.param("size", ("I",), size, "size of each {I}", "{size}")
-        b.param("capacity", (), cap, "capacity of one {B}", "{size}")
+        b.param("size", ("I",), size, "size of each {I}", "{size}", integer=True)
+        b.param("capacity", (), cap, "capacity of one {B}", "{size}", integer=True)
         b.var("x", (("i", "I"), ("k", "B")), "1 if {I} i goes into {B} k", vtype="B")
         b.var("y", (("k", "B"),), "1 if {B} k is used", vtype="B")
         b.con("packed", "Every {I} goes into exactly one {B}.", (("i", "I"),),

@@ -60,8 +60,8 @@ class CuttingStock(Family):
         sizes = rounded(np.sort(rng.uniform(0.12, 0.45, n) * width), 0)
         pats = patterns(rng, width, sizes, b.dims["extra"])
         b.set("P", len(pats))
-        b.param("width", (), width, "width of a stock {R}", "{len}")
-        b.param("size", ("I",), sizes, "size of each {I}", "{len}")
+        b.param("width", (), width, "width of a stock {R}", "{len}", integer=True)
+        b.param("size", ("I",), sizes, "size of each {I}", "{len}", integer=True)
         b.param("demand", ("I",), rng.integers(5, 40, n).astype(float),
                 "pieces ordered of each {I}", "pieces", integer=True)
         b.param("pieces", ("I", "P"), np.array(pats).T, "pieces of each {I} a {P} yields",

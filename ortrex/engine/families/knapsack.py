@@ -45,10 +45,10 @@ class Knapsack01(Family):
         n = b.dims["I"]
         b.set("I")
         weight, value = _items(rng, n)
-        b.param("weight", ("I",), weight, "{weight} of each {I}", "{weight}")
-        b.param("value", ("I",), value, "{value} of each {I}", "{money}")
+        b.param("weight", ("I",), weight, "{weight} of each {I}", "{weight}", integer=True)
+        b.param("value", ("I",), value, "{value} of each {I}", "{money}", integer=True)
         b.param("capacity", (), np.floor(weight.sum() * rng.uniform(0.3, 0.6)),
-                "available {cap_word}", "{weight}")
+                "available {cap_word}", "{weight}", integer=True)
         b.var("x", (("i", "I"),), "1 if {I} i is chosen", vtype="B")
         b.con("capacity_limit", "The chosen {I}s fit the {cap_word}.", (),
               total("i", "I", P("weight", "i") * V("x", "i")), "<=", P("capacity"))
@@ -71,11 +71,13 @@ class KnapsackBounded(Family):
         b.set("I")
         weight, value = _items(rng, n)
         copies = rng.integers(2, 7, n).astype(float)
-        b.param("weight", ("I",), weight, "{weight} of one copy of each {I}", "{weight}")
-        b.param("value", ("I",), value, "{value} of one copy of each {I}", "{money}")
+        b.param("weight", ("I",), weight, "{weight} of one copy of each {I}", "{weight}",
+                integer=True)
+        b.param("value", ("I",), value, "{value} of one copy of each {I}", "{money}",
+                integer=True)
         b.param("copies", ("I",), copies, "copies of each {I} available", "copies", integer=True)
         b.param("capacity", (), np.floor((weight * copies).sum() * rng.uniform(0.25, 0.5)),
-                "available {cap_word}", "{weight}")
+                "available {cap_word}", "{weight}", integer=True)
         b.var("x", (("i", "I"),), "copies of {I} i taken", vtype="I", ub=P("copies", "i"))
         b.con("capacity_limit", "The copies taken fit the {cap_word}.", (),
               total("i", "I", P("weight", "i") * V("x", "i")), "<=", P("capacity"))
@@ -101,9 +103,9 @@ class KnapsackMultidim(Family):
         use = rounded(rng.uniform(1, 40, (r, n)), 0)
         value = rounded(use.mean(axis=0) * rng.uniform(0.8, 1.8, n), 0)
         limit = np.floor(use.sum(axis=1) * rng.uniform(0.3, 0.6, r))
-        b.param("use", ("R", "I"), use, "use of each {R} by each {I}", "{weight}")
-        b.param("value", ("I",), value, "{value} of each {I}", "{money}")
-        b.param("limit", ("R",), limit, "limit of each {R}", "{weight}")
+        b.param("use", ("R", "I"), use, "use of each {R} by each {I}", "{weight}", integer=True)
+        b.param("value", ("I",), value, "{value} of each {I}", "{money}", integer=True)
+        b.param("limit", ("R",), limit, "limit of each {R}", "{weight}", integer=True)
         b.var("x", (("i", "I"),), "1 if {I} i is chosen", vtype="B")
         b.con("resource_limit", "Each {R} stays within its limit.", (("r", "R"),),
               total("i", "I", P("use", "r", "i") * V("x", "i")), "<=", P("limit", "r"))

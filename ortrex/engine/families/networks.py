@@ -79,7 +79,8 @@ class MinCostFlow(Family):
         supply = np.zeros(n)
         np.add.at(supply, tail.astype(int), flow)
         np.subtract.at(supply, head.astype(int), flow)
-        b.param("supply", ("N",), supply, "net supply of each {N} (negative: demand)", "{qty}")
+        b.param("supply", ("N",), supply, "net supply of each {N} (negative: demand)", "{qty}",
+                integer=True)
         b.param("capacity", ("A",), flow + rounded(rng.uniform(5, 25, m), 0),
                 "capacity of each {A}", "{qty}")
         b.param("cost", ("A",), rounded(rng.uniform(1, 10, m)), "cost per unit on each {A}",
@@ -185,7 +186,8 @@ class MultiCommodityFlow(Family):
             supply[c, o], supply[c, d] = amount, -amount
             for a in _bfs_path(adj, int(o), int(d)):
                 load[a] += amount
-        b.param("supply", ("K", "N"), supply, "net supply of each {K} at each {N}", "{qty}")
+        b.param("supply", ("K", "N"), supply, "net supply of each {K} at each {N}", "{qty}",
+                integer=True)
         b.param("capacity", ("A",), load + rounded(rng.uniform(3, 20, m), 0),
                 "capacity of each {A}", "{qty}")
         b.param("cost", ("A",), rounded(rng.uniform(1, 10, m)), "cost per unit on each {A}",

@@ -37,8 +37,9 @@ class SingleMachine(Family):
         proc = rounded(rng.uniform(2, 20, n), 0)
         release = rounded(rng.uniform(0, proc.sum() * 0.5, n), 0)
         weight = rounded(rng.uniform(1, 5, n), 0)
-        b.param("proc", ("J",), proc, "processing time of each {J}", "{time}")
-        b.param("release", ("J",), release, "earliest start of each {J}", "{time}")
+        b.param("proc", ("J",), proc, "processing time of each {J}", "{time}", integer=True)
+        b.param("release", ("J",), release, "earliest start of each {J}", "{time}",
+                integer=True)
         b.param("weight", ("J",), weight, "{weight} of each {J}")
         b.param("big_m", (), release.max() + proc.sum(), "a time horizon longer than any "
                 "schedule", "{time}")
@@ -90,7 +91,7 @@ class ShiftScheduling(Family):
         need = rounded(rng.uniform(3, 25, n), 0)
         premium = 1.0 + 0.5 * (rng.random(n) < 0.3)
         b.param("covers", ("T", "S"), cover, "1 if a {S} works in a {T}", integer=True)
-        b.param("need", ("T",), need, "{staff} needed in each {T}", "{staff}")
+        b.param("need", ("T",), need, "{staff} needed in each {T}", "{staff}", integer=True)
         b.param("cost", ("S",), rounded(length * 100 * premium, 0), "cost of one person on "
                 "each {S}", "{money}")
         b.var("x", (("s", "S"),), "{staff} starting {S} s", vtype="I", unit="{staff}")

@@ -5,9 +5,8 @@ from __future__ import annotations
 import math
 
 import numpy as np
-import scipy.sparse as sp
 
-from ortrex.ir.canonical import CanonicalModel
+from ortrex.ir.canonical import CanonicalModel, canonical_csr
 
 INF = math.inf
 
@@ -107,11 +106,9 @@ class ModelBuilder:
         if self.obj:
             keys = np.fromiter(self.obj.keys(), dtype=np.int64, count=len(self.obj))
             obj[keys] = np.fromiter(self.obj.values(), dtype=np.float64, count=len(self.obj))
-        A = sp.csr_matrix(
-            (np.asarray(self.a_vals, dtype=np.float64),
-             (np.asarray(self.a_rows, dtype=np.int64), np.asarray(self.a_cols, dtype=np.int64))),
-            shape=(m, n),
-        )
+        A = canonical_csr(np.asarray(self.a_rows, dtype=np.int64),
+                          np.asarray(self.a_cols, dtype=np.int64),
+                          np.asarray(self.a_vals, dtype=np.float64), (m, n))
         q = np.asarray(self.qobj, dtype=np.float64).reshape(-1, 3)
         qr = np.asarray(self.qrows, dtype=np.float64).reshape(-1, 4)
         model = CanonicalModel(

@@ -44,8 +44,10 @@ def new_highs() -> highspy.Highs:
     return h
 
 
-def to_highs(model: CanonicalModel) -> highspy.Highs:
-    """A Highs instance holding ``model``; quadratic constraints are not supported by HiGHS."""
+def to_highs(model: CanonicalModel, names: bool = True) -> highspy.Highs:
+    """A Highs instance holding ``model``; quadratic constraints are not supported by HiGHS.
+
+    ``names=False`` skips the column and row names (solvers do not need them)."""
     import highspy
 
     if model.has_quadratic_rows:
@@ -70,8 +72,9 @@ def to_highs(model: CanonicalModel) -> highspy.Highs:
     if model.is_mip:
         lp.integrality_ = [highspy.HighsVarType.kInteger if t != "C"
                            else highspy.HighsVarType.kContinuous for t in model.var_types]
-    lp.col_names_ = list(model.var_names)
-    lp.row_names_ = list(model.row_names)
+    if names:
+        lp.col_names_ = list(model.var_names)
+        lp.row_names_ = list(model.row_names)
     hm = highspy.HighsModel()
     hm.lp_ = lp
     qi, qj, qv = model.qobj

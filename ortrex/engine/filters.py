@@ -1,0 +1,154 @@
+"""Acceptance filters; each rejection has a recorded reason (rejects stay in the store)."""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass
+from itertools import pairwise
+
+import numpy as np
+
+from ortrex.ir.canonical import CanonicalModel
+from ortrex.verifiers.solution import SolutionCheck, active_rows
+from ortrex.verifiers.solvers import SolveResult, SolveStatus, objectives_agree, solve_highs
+
+REASONS = ("infeasible", "unbounded", "infeasible_or_unbounded", "time_limit", "solver_error",
+           "unsupported", "solver_disagreement", "degenerate", "numerically_unstable",
+           "duplicate")
+COEF_RANGE = 1e9
+PERTURBATION = 1e-9
+SENSITIVITY = 1e-4
+
+
+@dataclass(frozen=True)
+class Rejection:
+    """Why an instance was rejected: a reason from ``REASONS`` and a one-line detail."""
+
+    reason: str
+    detail: str
+
+
+_SINGLE = (SolveStatus.SKIPPED_LICENSE, SolveStatus.UNSUPPORTED)
+
+
+def status_filter(results: list[SolveResult]) -> Rejection | None:
+    """Reject models no solver could solve to optimality (infeasible, unbounded, ...)."""
+    usable = [r for r in results if r.status not in _SINGLE]
+    if not usable:
+        return Rejection("unsupported", "; ".join(f"{r.solver}: {r.message}" for r in results))
+    for r in usable:
+        if r.status is not SolveStatus.OPTIMAL:
+            reason = {SolveStatus.ERROR: "solver_error"}.get(r.status, r.status.value)
+            return Rejection(reason, f"{r.solver}: {r.status.value} {r.message}".strip())
+    return None
+
+
+def agreement_filter(results: list[SolveResult], checks: dict[str, SolutionCheck]
+                     ) -> Rejection | None:
+    """Reject when optimal solvers disagree, or a returned solution fails the model."""
+    usable = [r for r in results if r.status is SolveStatus.OPTIMAL]
+    for r in usable:
+        chk = checks.get(r.solver)
+        if chk is None or not chk.ok:
+            where = chk.worst if chk else "no solution vector"
+            return Rejection("solver_disagreement", f"{r.solver}'s solution fails the "
+                             f"independent check ({where})")
+        if not objectives_agree(chk.objective, r.objective):  # type: ignore[arg-type]
+            return Rejection("solver_disagreement", f"{r.solver} reports {r.objective!r} but its "
+                             f"solution evaluates to {chk.objective!r}")
+    for a, b in pairwise(usable):
+        if not objectives_agree(a.objective, b.objective):  # type: ignore[arg-type]
+            return Rejection("solver_disagreement", f"{a.solver} {a.objective!r} vs "
+                             f"{b.solver} {b.objective!r}")
+    return None
+
+
+def degenerate_filter(model: CanonicalModel, x: np.ndarray,
+                      relaxed_x: np.ndarray | None = None) -> Rejection | None:
+    """Constant objective, every variable zero at the optimum, or no row active there.
+
+    For a MILP the activity test uses the optimum of the LP relaxation (``relaxed_x``): an
+    integer optimum routinely leaves slack in a row that still decides it (a knapsack's
+    capacity), whereas a relaxation with no active row is decided by the bounds alone.
+    """
+    if not model.obj.any() and not model.has_quadratic_objective:
+        return Rejection("degenerate", "the objective is constant")
+    if not np.any(np.abs(x) > 1e-9):
+        return Rejection("degenerate", "every variable is zero at the optimum")
+    at = relaxed_x if relaxed_x is not None else x
+    if model.num_rows and not active_rows(model, at).any():
+        return Rejection("degenerate", "no constraint is active at the optimum")
+    return None
+
+
+def coefficient_range(model: CanonicalModel) -> float:
+    """max |a| / min |a| over the non-zero constraint and objective coefficients."""
+    vals = np.abs(np.concatenate([model.A.data, model.obj[model.obj != 0], model.qobj[2],
+                                  model.qrows[3]]))
+    return float(vals.max() / vals.min()) if vals.size else 1.0
+
+
+def _jiggle(values: np.ndarray, signs: np.ndarray, rel: float) -> np.ndarray:
+    """Move every non-integral finite value by +-rel (relative); integral values stay."""
+    move = np.isfinite(values) & (values != np.round(values))
+    return np.where(move, values * (1.0 + rel * signs), values)
+
+
+def perturbed(model: CanonicalModel, rel: float = PERTURBATION) -> CanonicalModel:
+    """The instance with its data moved by +-``rel`` (relative; signs derived from content).
+
+    Only non-integral numbers move: integral ones are structure (incidence +-1, 0/1 coverage,
+    unit coefficients, counts, integer demands), and moving them independently would break
+    identities such as flow conservation or exactly fitting integer packings. Both ends of a
+    row (and of a variable's bounds) move by one factor, so equalities stay equalities.
+    """
+    seed = int.from_bytes(hashlib.sha256(model.content_hash.encode()).digest()[:8], "little")
+    rng = np.random.default_rng(seed)
+
+    def signs(n: int) -> np.ndarray:
+        return rng.choice([-1.0, 1.0], n)
+
+    A = model.A.copy()
+    A.data = _jiggle(A.data, signs(A.data.size), rel)
+    A._ortrex_canonical = True  # same sparsity pattern, no zeros introduced
+    row, col = signs(model.num_rows), signs(model.num_vars)
+    qi, qj, qv = model.qobj
+    # Factors of 1 +- 1e-9 keep every bound order and every value finite: no re-validation.
+    return model.replace(
+        validate=False, A=A, obj=_jiggle(model.obj, signs(model.num_vars), rel),
+        row_lower=_jiggle(model.row_lower, row, rel), row_upper=_jiggle(model.row_upper, row, rel),
+        lb=_jiggle(model.lb, col, rel), ub=_jiggle(model.ub, col, rel),
+        qobj=(qi, qj, _jiggle(qv, signs(qv.size), rel)))
+
+
+def stability_filter(model: CanonicalModel, objective: float, threads: int | None = None,
+                     time_limit: float | None = None) -> tuple[Rejection | None, float]:
+    """Coefficient range above 1e9, or an optimum that moves more than 1e-4 (relative) when
+    the data move by 1e-9. Returns the rejection (if any) and the seconds spent solving."""
+    spread = coefficient_range(model)
+    if spread > COEF_RANGE:
+        return Rejection("numerically_unstable", f"coefficient range {spread:.3g}"), 0.0
+    if model.has_quadratic_rows or (model.has_quadratic_objective and model.is_mip):
+        return None, 0.0  # HiGHS cannot re-solve these; the range check is all we do
+    r = solve_highs(perturbed(model), time_limit=time_limit, threads=threads)
+    if r.status is not SolveStatus.OPTIMAL:
+        return Rejection("numerically_unstable", f"a 1e-9 perturbation makes it "
+                         f"{r.status.value}"), r.runtime_s
+    moved = abs(r.objective - objective) / max(1.0, abs(objective))  # type: ignore[operator]
+    if moved > SENSITIVITY:
+        return Rejection("numerically_unstable", f"a 1e-9 perturbation moves the optimum by "
+                         f"{moved:.2e} (relative)"), r.runtime_s
+    return None, r.runtime_s
+
+
+def lp_relaxation(model: CanonicalModel, objective: float, threads: int | None = None,
+                  time_limit: float | None = None) -> tuple[bool, np.ndarray | None, float]:
+    """Solve the LP relaxation of a MILP: (integral with the same optimum?, its x, seconds)."""
+    relaxed = model.replace(validate=False, var_types=np.full(model.num_vars, "C"))
+    r = solve_highs(relaxed, time_limit=time_limit, keep_solution=True, threads=threads)
+    if r.status is not SolveStatus.OPTIMAL or r.x is None:
+        return False, None, r.runtime_s
+    ints = model.var_types != "C"
+    integral = bool(np.all(np.abs(r.x[ints] - np.round(r.x[ints])) <= 1e-6))
+    same = objectives_agree(r.objective, objective)  # type: ignore[arg-type]
+    return integral and same, r.x, r.runtime_s

@@ -1,0 +1,393 @@
+"""Batch generation jobs: a job spec, executors that run its tasks, and the single writer.
+
+The spec says *what* to generate (families, count, seed, size); an executor says *where* the
+tasks run (inline, local processes; a Ray executor only has to provide the same ``map``). Task
+``k`` draws from its own random stream seeded by (seed, k), so results do not depend on the
+executor or the number of workers. The writer consumes results strictly in task order, commits
+them in transactional batches with a ``run_tasks`` row per task, and stops once ``count``
+instances are accepted; a killed job resumes after its last committed task.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from collections import Counter
+from collections.abc import Callable, Iterable, Iterator
+from concurrent.futures import Future, ProcessPoolExecutor
+from dataclasses import asdict, dataclass, field
+from typing import Any, Protocol
+
+from ortrex import __version__
+from ortrex.engine.families import REGISTRY, SIZES
+from ortrex.engine.pipeline import TaskResult, run_task
+from ortrex.store.db import Store, utcnow
+from ortrex.store.ids import content_id, edge_id, verification_id
+from ortrex.store.records import instance_row, pack_solution
+
+MAX_WORKERS = max(8, 4 * (os.cpu_count() or 1))  # more than this is a typo, not a plan
+
+
+class JobError(ValueError):
+    """A job that cannot run as asked (bad spec, mismatched resume)."""
+
+
+@dataclass(frozen=True)
+class JobSpec:
+    """What to generate. Tasks cycle through ``families``; ``count`` accepted instances."""
+
+    families: tuple[str, ...]
+    count: int
+    seed: int = 0
+    size: str = "small"
+    time_limit: float = 10.0
+
+    def __post_init__(self) -> None:
+        unknown = [f for f in self.families if f not in REGISTRY]
+        if unknown:
+            raise JobError(f"unknown famil{'ies' if len(unknown) > 1 else 'y'} "
+                           f"{', '.join(unknown)}; known: {', '.join(sorted(REGISTRY))}")
+        if not self.families:
+            raise JobError("no families selected")
+        if self.count <= 0:
+            raise JobError(f"--count must be positive, got {self.count}")
+        if self.size not in SIZES:
+            raise JobError(f"unknown size {self.size!r}; expected one of {', '.join(SIZES)}")
+        if not self.time_limit > 0:
+            raise JobError(f"time limit must be positive, got {self.time_limit}")
+
+    @classmethod
+    def parse_families(cls, text: str) -> tuple[str, ...]:
+        """``all`` or a comma-separated list (order kept, duplicates dropped)."""
+        if text.strip() == "all":
+            return tuple(sorted(REGISTRY))
+        names = [t.strip() for t in text.split(",") if t.strip()]
+        return tuple(dict.fromkeys(names))
+
+    @property
+    def run_id(self) -> str:
+        """Content-derived run id: the same spec is the same run (and can be resumed)."""
+        return content_id("run", "generate", asdict(self))
+
+    def family_of(self, task: int) -> str:
+        """Family of task ``task`` (round robin)."""
+        return self.families[task % len(self.families)]
+
+
+def _task(args: tuple[JobSpec, int]) -> TaskRecord:
+    spec, k = args
+    return to_record(run_task(spec.family_of(k), spec.size, spec.seed, k, spec.time_limit,
+                              threads=1))
+
+
+class Executor(Protocol):
+    """Runs tasks; results come back in task order."""
+
+    def map(self, fn: Callable[[Any], Any], items: Iterable[Any]) -> Iterator[Any]:
+        """Apply ``fn`` to ``items`` lazily, yielding results in input order."""
+        ...
+
+    def close(self) -> None:
+        """Release workers."""
+
+
+class InlineExecutor:
+    """Runs every task in this process (one worker)."""
+
+    def map(self, fn: Callable[[Any], Any], items: Iterable[Any]) -> Iterator[Any]:
+        return map(fn, items)
+
+    def close(self) -> None:
+        return None
+
+
+class LocalExecutor:
+    """Runs tasks in ``workers`` local processes with a bounded window of tasks in flight."""
+
+    def __init__(self, workers: int, window: int | None = None) -> None:
+        self.pool = ProcessPoolExecutor(max_workers=workers)
+        self.window = window or workers * 16
+
+    def map(self, fn: Callable[[Any], Any], items: Iterable[Any]) -> Iterator[Any]:
+        it = iter(items)
+        pending: list[Future[Any]] = []
+        for item in it:
+            pending.append(self.pool.submit(fn, item))
+            if len(pending) >= self.window:
+                break
+        while pending:
+            yield pending.pop(0).result()
+            nxt = next(it, None)
+            if nxt is not None:
+                pending.append(self.pool.submit(fn, nxt))
+
+    def close(self) -> None:
+        self.pool.shutdown(wait=False, cancel_futures=True)
+
+
+def make_executor(workers: int) -> Executor:
+    """Inline for one worker, local processes otherwise."""
+    if not 1 <= workers <= MAX_WORKERS:
+        raise JobError(f"--workers must be between 1 and {MAX_WORKERS}, got {workers}")
+    return InlineExecutor() if workers == 1 else LocalExecutor(workers)
+
+
+@dataclass
+class JobReport:
+    """Final counts of a job."""
+
+    run_id: str
+    tasks: int = 0
+    accepted: int = 0
+    rejected: Counter[str] = field(default_factory=Counter)
+    by_family: dict[str, Counter[str]] = field(default_factory=dict)
+    bands: Counter[str] = field(default_factory=Counter)
+    statuses: Counter[str] = field(default_factory=Counter)
+    resumed_from: int = 0
+    seconds: float = 0.0
+    solver_seconds: float = 0.0
+    worker_seconds: float = 0.0
+    writer_cpu_seconds: float = 0.0
+    workers: int = 1
+    complete: bool = False
+
+    def summary(self) -> dict[str, Any]:
+        """Counts and rates as a JSON-friendly dict."""
+        busy = self.seconds * max(1, self.workers)
+        return {"run_id": self.run_id, "tasks": self.tasks, "accepted": self.accepted,
+                "rejected": dict(self.rejected), "bands": dict(self.bands),
+                "seconds": self.seconds, "resumed_from": self.resumed_from,
+                "solver_share": self.solver_seconds / busy if busy else 0.0}
+
+
+@dataclass
+class TaskRecord:
+    """A task's outcome as ready-made rows, built in the worker so the writer stays cheap."""
+
+    task: int
+    family: str
+    instance_id: str
+    semantic_id: str
+    structural_fp: str
+    accepted: bool
+    reason: str | None
+    detail: str | None
+    band: str
+    statuses: list[tuple[str, str]]
+    solver_seconds: float
+    seconds: float
+    instance: dict[str, Any]
+    semantic: dict[str, Any]
+    verifications: list[dict[str, Any]]
+
+
+def to_record(r: TaskResult) -> TaskRecord:
+    """Serialise a task result into rows (everything but run-specific columns)."""
+    m, sm, o = r.model, r.semantic, r.outcome
+    iid = m.content_hash
+    instance = instance_row(m, family=r.family, difficulty=o.score, difficulty_band=o.band,
+                            objective=o.objective, semantic_id=sm.content_id, domain=sm.domain,
+                            flags=json.dumps(o.flags) if o.flags else None)
+    semantic = {"id": sm.content_id, "family": sm.family, "domain": sm.domain,
+                "schema_version": sm.schema_version, "model": sm.dumps(),
+                "descriptors": json.dumps(dict(sm.descriptors), sort_keys=True)}
+    verifications = []
+    for res in o.results:
+        chk = o.checks.get(res.solver)
+        details = {"message": res.message, "nodes": res.nodes, "iterations": res.iterations,
+                   "solution_check": None if chk is None else
+                   {"ok": chk.ok, "max_violation": chk.max_violation,
+                    "objective": chk.objective, "worst": chk.worst}}
+        verifications.append({
+            "id": verification_id(iid, res.solver), "subject_id": iid,
+            "subject_kind": "instance", "verifier": res.solver, "status": res.status.value,
+            "objective": res.objective, "runtime_s": res.runtime_s,
+            "details": json.dumps(details, sort_keys=True), "solution": pack_solution(res.x),
+            "solver_version": res.solver_version})
+    return TaskRecord(
+        r.task, r.family, iid, sm.content_id, m.structural_fingerprint, o.accepted,
+        o.rejection.reason if o.rejection else None, o.rejection.detail if o.rejection else None,
+        o.band, [(res.solver, res.status.value) for res in o.results], o.solver_seconds,
+        r.seconds, instance, semantic, verifications)
+
+
+class Writer:
+    """The single writer: buffers task records and commits them in transactional batches."""
+
+    def __init__(self, store: Store, spec: JobSpec, batch: int = 256,
+                 max_delay: float = 2.0) -> None:
+        self.store, self.spec = store, spec
+        self.batch, self.max_delay = batch, max_delay
+        self.rows: dict[str, list[dict[str, Any]]] = {}
+        self.pending = 0
+        self.last_flush = time.monotonic()
+        self.run_id = spec.run_id
+        df = store.query("SELECT structural_fp, id FROM instances WHERE status = 'accepted'")
+        self.accepted_fp: dict[str, str] = dict(df.iter_rows()) if df.height else {}
+
+    def add(self, r: TaskRecord, report: JobReport) -> tuple[bool, str | None]:
+        """Queue one task; returns (accepted, rejection reason)."""
+        now = utcnow()
+        iid, sid = r.instance_id, r.semantic_id
+        reason, detail, duplicate_of = r.reason, r.detail, None
+        if r.accepted:
+            other = self.accepted_fp.get(r.structural_fp)
+            if other is not None:
+                reason, duplicate_of = "duplicate", other
+                detail = f"same structural fingerprint as accepted instance {other[:16]}"
+            else:
+                self.accepted_fp[r.structural_fp] = iid
+        accepted = reason is None
+        status = "accepted" if accepted else "rejected"
+        stamp = {"created_at": now, "run_id": self.run_id}
+        put = self.rows.setdefault
+        if duplicate_of != iid:  # an identical instance is already stored as it is
+            put("instances", []).append({**r.instance, **stamp, "status": status,
+                                         "reject_reason": reason, "reject_detail": detail,
+                                         "duplicate_of": duplicate_of})
+        put("semantic_models", []).append({**r.semantic, **stamp})
+        put("verifications", []).extend({**v, **stamp} for v in r.verifications)
+        params = json.dumps({"task": r.task, "seed": self.spec.seed, "size": self.spec.size})
+        for parent, pkind, child, ckind, rel in (
+                (self.run_id, "run", sid, "semantic_model", "sampled"),
+                (sid, "semantic_model", iid, "instance", "grounded"),
+                (self.run_id, "run", iid, "instance", "generated")):
+            put("lineage", []).append({
+                "id": edge_id(parent, child, rel), "parent_id": parent, "parent_kind": pkind,
+                "child_id": child, "child_kind": ckind, "relation": rel,
+                "operator": r.family if rel == "sampled" else None, "params": params, **stamp})
+        put("run_tasks", []).append({
+            "id": f"{self.run_id}:{r.task}", "run_id": self.run_id, "task": r.task,
+            "family": r.family, "instance_id": iid, "semantic_id": sid, "outcome": status,
+            "reason": reason, "created_at": now})
+        self.pending += 1
+        report.tasks += 1
+        report.solver_seconds += r.solver_seconds
+        report.worker_seconds += r.seconds
+        fam = report.by_family.setdefault(r.family, Counter())
+        if accepted:
+            report.accepted += 1
+            report.bands[r.band] += 1
+            fam["accepted"] += 1
+        else:
+            report.rejected[reason or "?"] += 1
+            fam[f"rejected:{reason}"] += 1
+        for solver, st in r.statuses:
+            report.statuses[f"{solver}:{st}"] += 1
+        return accepted, reason
+
+    def due(self) -> bool:
+        """Whether the buffer should be committed now."""
+        return self.pending >= self.batch or (
+            self.pending > 0 and time.monotonic() - self.last_flush > self.max_delay)
+
+    def flush(self) -> None:
+        """Commit everything buffered in one transaction."""
+        if not self.pending:
+            return
+        with self.store.transaction():
+            for table in ("instances", "semantic_models", "verifications", "lineage",
+                          "run_tasks"):
+                # Two tasks can yield the same row (an identical instance, a repeated edge).
+                rows = list({r["id"]: r for r in reversed(self.rows.get(table, []))}.values())
+                rows.reverse()
+                if rows:
+                    self.store.insert(table, rows,
+                                      on_conflict="replace" if table == "verifications"
+                                      else "ignore")
+        self.rows.clear()
+        self.pending = 0
+        self.last_flush = time.monotonic()
+
+
+def _progress_so_far(store: Store, run_id: str) -> tuple[int, int]:
+    df = store.query("SELECT count(*) AS n, count(*) FILTER (WHERE outcome = 'accepted') AS a, "
+                     "max(task) AS last FROM run_tasks WHERE run_id = ?", [run_id])
+    n, a, last = df.row(0)
+    if n and last != n - 1:
+        raise JobError(f"run {run_id} has gaps in its tasks; it cannot be resumed")
+    return int(n or 0), int(a or 0)
+
+
+def run_job(store: Store, spec: JobSpec, workers: int = 1, resume: bool = False,
+            executor: Executor | None = None,
+            on_result: Callable[[TaskRecord, bool, str | None, JobReport], None] | None = None,
+            batch: int = 256) -> JobReport:
+    """Run (or resume) ``spec`` against ``store``; returns the final report."""
+    start, cpu0 = time.perf_counter(), time.process_time()
+    run_id = spec.run_id
+    done, accepted = _progress_so_far(store, run_id)
+    if done and not resume and accepted < spec.count:
+        raise JobError(f"this job was started before and stopped after {done} tasks; "
+                       "pass --resume to continue it")
+    report = JobReport(run_id=run_id, resumed_from=done, accepted=0, workers=workers)
+    config = {**asdict(spec), "families": list(spec.families), "workers": workers}
+    with store.transaction():
+        store.insert("runs", [{"id": run_id, "command": "generate", "config": config,
+                               "status": "running", "ortrex_version": __version__,
+                               "started_at": utcnow(), "counts": None}])
+    if accepted >= spec.count:
+        report.complete = True
+        _load_totals(store, report)
+        return report
+    writer = Writer(store, spec, batch=batch)
+    own = executor is None
+    executor = executor or make_executor(workers)
+    target = spec.count - accepted
+    got = 0
+    try:
+        tasks = ((spec, k) for k in range(done, 2**31))
+        for result in executor.map(_task, tasks):
+            ok, reason = writer.add(result, report)
+            got += ok
+            if on_result:
+                on_result(result, ok, reason, report)
+            if writer.due():
+                writer.flush()
+            if got >= target:
+                break
+        writer.flush()
+    finally:
+        if own:
+            executor.close()
+    report.complete = True
+    report.seconds = time.perf_counter() - start
+    report.writer_cpu_seconds = time.process_time() - cpu0
+    _load_totals(store, report)
+    with store.transaction():
+        store.conn.execute(
+            "UPDATE runs SET status = 'complete', finished_at = ?, counts = ? WHERE id = ?",
+            [utcnow(), _counts_json(report), run_id])
+    return report
+
+
+def _load_totals(store: Store, report: JobReport) -> None:
+    """Counts over every committed task of the run (including earlier, resumed parts)."""
+    df = store.query("SELECT t.family, t.outcome, t.reason, i.difficulty_band FROM run_tasks t "
+                     "LEFT JOIN instances i ON i.id = t.instance_id WHERE t.run_id = ?",
+                     [report.run_id])
+    report.tasks = df.height
+    report.accepted = 0
+    report.rejected, report.bands, report.by_family = Counter(), Counter(), {}
+    for fam, outcome, reason, band in df.iter_rows():
+        c = report.by_family.setdefault(fam, Counter())
+        if outcome == "accepted":
+            report.accepted += 1
+            report.bands[band or "?"] += 1
+            c["accepted"] += 1
+        else:
+            report.rejected[reason or "?"] += 1
+            c[f"rejected:{reason}"] += 1
+
+
+def _counts_json(report: JobReport) -> str:
+    import json
+
+    return json.dumps({"tasks": report.tasks, "accepted": report.accepted,
+                       "rejected": dict(report.rejected), "bands": dict(report.bands)})
+
+
+def default_workers() -> int:
+    """One worker per core."""
+    return max(1, os.cpu_count() or 1)

@@ -1,0 +1,121 @@
+"""One generation task: sample, ground, solve with both solvers, check, filter, score.
+
+Runs in a worker process; returns plain rows for the single writer. Everything but the
+duplicate check (which needs the store) happens here.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from ortrex.engine.difficulty import difficulty
+from ortrex.engine.families import REGISTRY
+from ortrex.engine.filters import (
+    Rejection,
+    agreement_filter,
+    degenerate_filter,
+    lp_relaxation,
+    stability_filter,
+    status_filter,
+)
+from ortrex.ir.canonical import CanonicalModel
+from ortrex.ir.semantic import SemanticModel
+from ortrex.verifiers.solution import SolutionCheck, check_solution
+from ortrex.verifiers.solvers import SolveResult, SolveStatus, solve_gurobi, solve_highs
+
+
+@dataclass
+class Outcome:
+    """What verifying one instance found."""
+
+    accepted: bool
+    rejection: Rejection | None
+    results: list[SolveResult]
+    checks: dict[str, SolutionCheck]
+    objective: float | None
+    flags: list[str]
+    score: float
+    band: str
+    solver_seconds: float
+
+
+def verify(model: CanonicalModel, semantic: SemanticModel | None = None,
+           time_limit: float = 10.0, threads: int | None = 1,
+           solvers: tuple[str, ...] = ("highs", "gurobi")) -> Outcome:
+    """Solve independently with each solver, check every solution, then run the filters."""
+    fns = {"highs": solve_highs, "gurobi": solve_gurobi}
+    results = [fns[s](model, time_limit=time_limit, keep_solution=True, threads=threads)
+               for s in solvers]
+    solver_s = sum(r.runtime_s for r in results)
+    checks = {r.solver: check_solution(model, r.x) for r in results if r.x is not None}
+    optimal = [r for r in results if r.status is SolveStatus.OPTIMAL]
+    effort = max(results, key=lambda r: r.runtime_s)
+    diff = difficulty(model, effort.nodes, effort.runtime_s)
+    flags: list[str] = []
+    if any(r.status in (SolveStatus.SKIPPED_LICENSE, SolveStatus.UNSUPPORTED) for r in results):
+        flags.append("single_solver")
+    rejection = status_filter(results) or agreement_filter(results, checks)
+    objective = optimal[0].objective if optimal else None
+    if rejection is None:
+        x = optimal[0].x
+        assert x is not None and objective is not None
+        relaxed_x = None
+        if model.is_mip and not model.has_quadratic_objective and not model.has_quadratic_rows:
+            integral, relaxed_x, spent = lp_relaxation(model, objective, threads, time_limit)
+            solver_s += spent
+            if integral:
+                flags.append("lp_relaxation_integral")
+        rejection = degenerate_filter(model, x, relaxed_x)
+    if rejection is None:
+        rejection, spent = stability_filter(model, objective, threads,  # type: ignore[arg-type]
+                                            time_limit)
+        solver_s += spent
+    return Outcome(rejection is None, rejection, results, checks, objective, flags, diff.score,
+                   diff.band, solver_s)
+
+
+@dataclass
+class TaskResult:
+    """Everything the writer needs about one task (picklable, no live objects)."""
+
+    task: int
+    family: str
+    semantic: SemanticModel
+    model: CanonicalModel
+    outcome: Outcome
+    seconds: float
+    timings: dict[str, float] = field(default_factory=dict)
+
+
+def task_seed(seed: int, task: int) -> np.random.Generator:
+    """The random generator of one task: independent of every other task and of the order."""
+    return np.random.default_rng(np.random.SeedSequence([seed, task]))
+
+
+def run_task(family: str, size: str, seed: int, task: int, time_limit: float,
+             threads: int | None = 1) -> TaskResult:
+    """Sample one instance of ``family`` and verify it."""
+    t0 = time.perf_counter()
+    sm = REGISTRY[family].sample(task_seed(seed, task), size)
+    t1 = time.perf_counter()
+    model = sm.ground()
+    t2 = time.perf_counter()
+    _ = model.structural_fingerprint  # computed here, in the worker
+    t3 = time.perf_counter()
+    outcome = verify(model, sm, time_limit=time_limit, threads=threads)
+    t4 = time.perf_counter()
+    return TaskResult(task, family, sm, model, outcome, t4 - t0,
+                      {"sample": t1 - t0, "ground": t2 - t1, "fingerprint": t3 - t2,
+                       "verify": t4 - t3, "solvers": outcome.solver_seconds})
+
+
+def describe(result: TaskResult) -> dict[str, Any]:
+    """A short JSON-friendly summary of a task (for logs and tests)."""
+    o = result.outcome
+    return {"task": result.task, "family": result.family, "accepted": o.accepted,
+            "reason": o.rejection.reason if o.rejection else None, "objective": o.objective,
+            "band": o.band, "flags": o.flags}
