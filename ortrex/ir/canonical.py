@@ -421,17 +421,17 @@ class CanonicalModel:
         """Sense of each row: ``<=``, ``>=``, ``=``, ``range`` or ``free``."""
         return tuple(row_sense(a, b) for a, b in zip(self.row_lower, self.row_upper, strict=True))
 
-    @property
+    @cached_property
     def is_mip(self) -> bool:
         """Whether any variable is integer or binary."""
         return bool((self.var_types != "C").any())
 
-    @property
+    @cached_property
     def has_quadratic_rows(self) -> bool:
         """Whether any constraint has quadratic terms."""
         return bool(self.qrows[0].size)
 
-    @property
+    @cached_property
     def has_quadratic_objective(self) -> bool:
         """Whether the objective has quadratic terms."""
         return bool(self.qobj[0].size)

@@ -16,7 +16,6 @@ import struct
 from typing import TYPE_CHECKING
 
 import numpy as np
-import scipy.sparse as sp
 
 from ortrex.ir.normalize import EQ0, EQ1, GE, RANGE, NormalizedModel, normalize
 
@@ -64,7 +63,8 @@ def quantize(x: np.ndarray) -> np.ndarray:
     """Token of each number by relative precision: sign, exponent and rounded significand."""
     x = np.asarray(x, dtype=np.float64)
     fin = np.isfinite(x)
-    m, e = np.frexp(np.where(fin, x, 0.0))
+    all_finite = bool(fin.all())
+    m, e = np.frexp(x if all_finite else np.where(fin, x, 0.0))
     q = np.rint(m * float(1 << PRECISION_BITS)).astype(np.int64)
     carry = np.abs(q) == (1 << PRECISION_BITS)
     q = np.where(carry, q // 2, q)
@@ -72,8 +72,9 @@ def quantize(x: np.ndarray) -> np.ndarray:
     # |q| <= 2**PRECISION_BITS: offset it to be non-negative, then pack it below the exponent.
     key = ((e + 4096) << (PRECISION_BITS + 2)) | (q + (1 << (PRECISION_BITS + 1)))
     tok = _splitmix(key.astype(np.uint64))
-    tok[x == np.inf] = _T["+inf"]
-    tok[x == -np.inf] = _T["-inf"]
+    if not all_finite:
+        tok[x == np.inf] = _T["+inf"]
+        tok[x == -np.inf] = _T["-inf"]
     return tok
 
 
@@ -94,7 +95,22 @@ def _mix_all(*parts: np.ndarray) -> np.ndarray:
     return _splitmix(h)
 
 
-def _distinct_rows(nm: NormalizedModel) -> np.ndarray:
+class _Tokens:
+    """Tokens of every number of the normal form (and of its negation), in one call."""
+
+    def __init__(self, nm: NormalizedModel, fn: object) -> None:
+        parts = {"lb": nm.lb, "ub": nm.ub, "c": nm.c, "rlo": nm.rlo, "rhi": nm.rhi,
+                 "-rlo": -nm.rlo, "-rhi": -nm.rhi, "a": nm.A.data, "-a": -nm.A.data,
+                 "qo": nm.qobj[2], "qr": nm.qrows[3], "-qr": -nm.qrows[3]}
+        flat = fn(np.concatenate(list(parts.values())))  # type: ignore[operator]
+        ends = np.cumsum([v.size for v in parts.values()])
+        self.t = dict(zip(parts, np.split(flat, ends[:-1]), strict=True))
+
+    def __getitem__(self, key: str) -> np.ndarray:
+        return self.t[key]
+
+
+def _distinct_rows(nm: NormalizedModel, tk: _Tokens) -> np.ndarray:
     """Indices of normalised rows after merging exact duplicates (compared by token)."""
     R = nm.num_rows
     if R == 0:
@@ -102,51 +118,57 @@ def _distinct_rows(nm: NormalizedModel) -> np.ndarray:
     A = nm.A
     rows_of_nz = np.repeat(np.arange(R), np.diff(A.indptr))
     var_id = _splitmix(np.arange(nm.num_vars, dtype=np.uint64) + _U(1))
-    rr, ri, rj, rv = nm.qrows
+    rr, ri, rj, _ = nm.qrows
     pair_id = _combine(var_id[ri], var_id[rj]) if rr.size else np.zeros(0, np.uint64)
+    col_id = var_id[A.indices]
 
-    def signature(sign: float, lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
+    def signature(neg: str, lo: str, hi: str) -> np.ndarray:
         acc = np.zeros(R, dtype=np.uint64)
-        np.add.at(acc, rows_of_nz, _combine(var_id[A.indices], quantize(sign * A.data)))
+        np.add.at(acc, rows_of_nz, _combine(col_id, tk[neg + "a"]))
         if rr.size:
-            np.add.at(acc, rr, _combine(pair_id, quantize(sign * rv)) ^ _T["qterm"])
-        return _mix_all(nm.kind.astype(np.uint64), quantize(lo), quantize(hi), acc)
+            np.add.at(acc, rr, _combine(pair_id, tk[neg + "qr"]) ^ _T["qterm"])
+        return _mix_all(nm.kind.astype(np.uint64), tk[lo], tk[hi], acc)
 
-    sig = signature(1.0, nm.rlo, nm.rhi)
+    sig = signature("", "rlo", "rhi")
     open_sign = (nm.kind == EQ0) | (nm.kind == RANGE)
     if open_sign.any():
-        sig = np.where(open_sign, np.minimum(sig, signature(-1.0, -nm.rhi, -nm.rlo)), sig)
+        sig = np.where(open_sign, np.minimum(sig, signature("-", "-rhi", "-rlo")), sig)
     _, first = np.unique(sig, return_index=True)
     return np.sort(first)
 
 
-def _kept(nm: NormalizedModel, rows: np.ndarray) -> sp.csr_matrix:
-    """The normalised matrix restricted to the kept rows (usually all of them)."""
-    return nm.A if rows.size == nm.num_rows else nm.A[rows]
+def distinct_rows(nm: NormalizedModel) -> np.ndarray:
+    """Indices of the normalised rows left once exact duplicates are merged."""
+    return _distinct_rows(nm, _Tokens(nm, quantize))
 
 
 def _graph(
-    nm: NormalizedModel, rows: np.ndarray, sub: sp.csr_matrix, exact: bool
+    nm: NormalizedModel, rows: np.ndarray, tk: _Tokens, exact: bool
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Node colours and directed edge lists (src, dst, colour) of the model graph."""
-    tok = quantize if exact else sign_class
     n = nm.num_vars
-    kind = nm.kind[rows]
-    rlo, rhi = nm.rlo[rows], nm.rhi[rows]
+    every_row = rows.size == nm.num_rows
+    kind = nm.kind if every_row else nm.kind[rows]
     R = rows.size
+    if every_row:
+        sub, a_tok, neg_a_tok = nm.A, tk["a"], tk["-a"]
+    else:  # the tokens of the kept rows' coefficients
+        keep_nz = np.repeat(np.isin(np.arange(nm.num_rows), rows), np.diff(nm.A.indptr))
+        sub, a_tok, neg_a_tok = nm.A[rows], tk["a"][keep_nz], tk["-a"][keep_nz]
     is_bin = nm.is_int & (nm.lb == 0) & (nm.ub == 1)
     vtype = np.where(is_bin, _T["bin"], np.where(nm.is_int, _T["int"], _T["cont"]))
-    colors = [_mix_all(_full(n, "var"), vtype, tok(nm.lb), tok(nm.ub), tok(nm.c))]
+    colors = [_mix_all(_full(n, "var"), vtype, tk["lb"], tk["ub"], tk["c"])]
 
     if exact:
+        rlo, rhi = tk["rlo"][rows], tk["rhi"][rows]
         gadget = (kind == EQ0) | (kind == RANGE)
         primary = np.select(
             [kind == GE, kind == EQ1, kind == EQ0],
-            [_mix_all(_full(R, "ge"), tok(rlo)), _full(R, "eq1"), _full(R, "eq0")],
-            _mix_all(_full(R, "rg"), tok(rlo), tok(rhi)),
+            [_mix_all(_full(R, "ge"), rlo), _full(R, "eq1"), _full(R, "eq0")],
+            _mix_all(_full(R, "rg"), rlo, rhi),
         ).astype(np.uint64)
-        secondary = np.where(kind == RANGE, _mix_all(_full(R, "rg"), tok(-rhi), tok(-rlo)),
-                             _full(R, "eq0"))
+        secondary = np.where(kind == RANGE, _mix_all(_full(R, "rg"), tk["-rhi"][rows],
+                                                     tk["-rlo"][rows]), _full(R, "eq0"))
     else:
         gadget = kind != GE
         primary = np.select([kind == GE, kind == RANGE], [_full(R, "ge"), _full(R, "rg")],
@@ -163,14 +185,13 @@ def _graph(
 
     # Linear coefficients of the kept rows.
     k_of_nz = np.repeat(np.arange(R), np.diff(sub.indptr))
-    etok = _combine(_full(sub.nnz, "edge"), tok(sub.data))
     src.append(sub.indices.astype(np.int64))
     dst.append(n + k_of_nz)
-    ecol.append(etok)
+    ecol.append(_combine(_full(sub.nnz, "edge"), a_tok))
     g_nz = gadget[k_of_nz]
     src.append(sub.indices[g_nz].astype(np.int64))
     dst.append(second_of[k_of_nz[g_nz]])
-    ecol.append(_combine(_full(int(g_nz.sum()), "edge"), tok(-sub.data[g_nz])))
+    ecol.append(_combine(_full(int(g_nz.sum()), "edge"), neg_a_tok[g_nz]))
 
     next_node = n + R + G
 
@@ -186,23 +207,23 @@ def _graph(
                      _full(int((~sq).sum()), "factor")])
         return ids
 
-    qi, qj, qv = nm.qobj
+    qi, qj, _ = nm.qobj
     if qi.size:
-        products(qi, qj, _combine(_full(qi.size, "qo"), tok(qv)))
-    rr, ri, rj, rv = nm.qrows
+        products(qi, qj, _combine(_full(qi.size, "qo"), tk["qo"]))
+    rr, ri, rj, _ = nm.qrows
     if rr.size:
         pos = np.full(nm.num_rows, -1, dtype=np.int64)
         pos[rows] = np.arange(R)
         keep = pos[rr] >= 0
-        k, qi2, qj2, qv2 = pos[rr[keep]], ri[keep], rj[keep], rv[keep]
+        k, qi2, qj2 = pos[rr[keep]], ri[keep], rj[keep]
         ids = products(qi2, qj2, _full(k.size, "qr"))
         src.append(ids)
         dst.append(n + k)
-        ecol.append(_combine(_full(k.size, "qterm"), tok(qv2)))
+        ecol.append(_combine(_full(k.size, "qterm"), tk["qr"][keep]))
         g = gadget[k]
         src.append(ids[g])
         dst.append(second_of[k[g]])
-        ecol.append(_combine(_full(int(g.sum()), "qterm"), tok(-qv2[g])))
+        ecol.append(_combine(_full(int(g.sum()), "qterm"), tk["-qr"][keep][g]))
 
     s = np.concatenate(src).astype(np.int64)
     d = np.concatenate(dst).astype(np.int64)
@@ -248,10 +269,10 @@ def fingerprints(model: CanonicalModel) -> tuple[str, str]:
     Formulation: the same graph with every number reduced to its sign.
     """
     nm = normalize(model)
-    rows = _distinct_rows(nm)
-    sub = _kept(nm, rows)
-    c1, s1, d1, e1 = _graph(nm, rows, sub, exact=True)
-    c2, s2, d2, e2 = _graph(nm, rows, sub, exact=False)
+    exact = _Tokens(nm, quantize)
+    rows = _distinct_rows(nm, exact)
+    c1, s1, d1, e1 = _graph(nm, rows, exact, exact=True)
+    c2, s2, d2, e2 = _graph(nm, rows, _Tokens(nm, sign_class), exact=False)
     # Both graphs are refined together as one disjoint union: the number of rounds is still a
     # function of the model alone, so both colourings stay invariant, at half the call count.
     off = c1.size

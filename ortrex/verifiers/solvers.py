@@ -83,7 +83,9 @@ def _highs_version() -> str:
 
 def solve_highs(model: CanonicalModel, time_limit: float | None = None,
                 keep_solution: bool = False, threads: int | None = None) -> SolveResult:
-    """Solve with HiGHS in process; quadratic rows, MIQP and non-convex QP are ``unsupported``."""
+    """Solve with HiGHS in process; quadratic rows, MIQP and non-convex QP are ``unsupported``.
+
+    ``threads`` defaults to one (see ``HIGHS_THREADS``)."""
     import highspy
 
     version = _highs_version()
@@ -115,11 +117,7 @@ def solve_highs(model: CanonicalModel, time_limit: float | None = None,
         # The feasibility-jump heuristic costs ~4.5 ms per run on small MIPs (measured: 5.7 ms
         # vs 1.2 ms on the small instances of every family) and cannot change a proven optimum.
         h.setOptionValue("mip_heuristic_run_feasibility_jump", False)
-    if threads is not None:
-        # One thread per worker process: HiGHS's default pool spins a second thread that
-        # doubles the CPU time of a small solve without shortening it.
-        h.setOptionValue("threads", int(threads))
-    h.run()
+    _run_highs(h, threads)
     MS = highspy.HighsModelStatus
     st = h.getModelStatus()
     info = h.getInfo()
@@ -141,6 +139,23 @@ def solve_highs(model: CanonicalModel, time_limit: float | None = None,
     return result(SolveStatus.ERROR, message=h.modelStatusToString(st), **effort)
 
 
+HIGHS_THREADS = 1
+
+
+def _run_highs(h: Any, threads: int | None) -> None:
+    """Run with a thread count; HiGHS keeps one scheduler per process and refuses a run that
+    asks for another count than the scheduler was started with, so then it is restarted."""
+    import highspy
+
+    # One thread by default: HiGHS's default pool spins a second thread that doubles the CPU
+    # time of a small solve without shortening it (and batch jobs run one solve per core).
+    h.setOptionValue("threads", HIGHS_THREADS if threads is None else int(threads))
+    if h.run() == highspy.HighsStatus.kError and \
+            h.getModelStatus() == highspy.HighsModelStatus.kNotset:
+        highspy.Highs.resetGlobalScheduler(True)
+        h.run()
+
+
 def _settle_highs(model: CanonicalModel, time_limit: float | None) -> Any:
     """Settle "infeasible or unbounded": the rows with a zero objective are either feasible
     (so the model is unbounded) or infeasible."""
@@ -150,7 +165,7 @@ def _settle_highs(model: CanonicalModel, time_limit: float | None) -> Any:
     probe = to_highs(model.replace(obj=np.zeros(model.num_vars), qobj=None), names=False)
     if time_limit is not None:
         probe.setOptionValue("time_limit", float(time_limit))
-    probe.run()
+    _run_highs(probe, None)
     pst = probe.getModelStatus()
     if pst == MS.kOptimal:
         return MS.kUnbounded

@@ -12,7 +12,7 @@ from hypothesis import assume, given
 from hypothesis import strategies as st
 
 from ortrex.ir.canonical import CanonicalModel
-from ortrex.ir.fingerprint import _distinct_rows, quantize
+from ortrex.ir.fingerprint import distinct_rows, quantize
 from ortrex.ir.normalize import normalize
 from tests.strategies import (
     binary_as_integer,
@@ -133,7 +133,7 @@ def test_sensitive_to_an_added_row(m: CanonicalModel, data: st.DataObject) -> No
 def test_formulation_ignores_the_data(m: CanonicalModel, data: st.DataObject) -> None:
     """Positive factors on every number keep signs and structure: same formulation only."""
     nm = normalize(m)
-    assume(_distinct_rows(nm).size == nm.num_rows)
+    assume(distinct_rows(nm).size == nm.num_rows)
     f = data.draw(st.lists(st.sampled_from([1.5, 0.25, 3.0, 1.1]), min_size=4, max_size=4))
     A = m.A.copy()
     A.data *= np.resize(f, A.data.size)
@@ -146,7 +146,7 @@ def test_formulation_ignores_the_data(m: CanonicalModel, data: st.DataObject) ->
     other = m.replace(A=A, obj=m.obj * vf[::-1], lb=lb, ub=ub, row_lower=m.row_lower * rf,
                       row_upper=m.row_upper * rf, obj_constant=m.obj_constant * 2 + 1)
     nm2 = normalize(other)
-    assume(_distinct_rows(nm2).size == nm2.num_rows)
+    assume(distinct_rows(nm2).size == nm2.num_rows)
     assume(np.array_equal(np.sign(nm.lb), np.sign(nm2.lb)))
     assume(np.array_equal(np.sign(nm.ub), np.sign(nm2.ub)))
     assert other.formulation_fingerprint == m.formulation_fingerprint

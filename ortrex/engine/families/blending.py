@@ -15,7 +15,7 @@ class Blending(Family):
     name = "blending"
     problem_class = "LP"
     summary = "Blend {I}s into {amount} of product so that every {A} stays within its range."
-    sizes = {"small": {"I": (3, 5), "A": (2, 3)}, "medium": {"I": (6, 15), "A": (3, 6)},
+    sizes = {"small": {"I": (4, 6), "A": (2, 4)}, "medium": {"I": (6, 15), "A": (3, 6)},
              "large": {"I": (20, 60), "A": (6, 12)}}
     vocabularies = (
         Vocabulary("agriculture", "Animal feed",
@@ -71,7 +71,7 @@ class Diet(Family):
     name = "diet"
     problem_class = "LP"
     summary = "Choose amounts of {F}s that meet every {N} requirement at least cost."
-    sizes = {"small": {"F": (3, 6), "N": (2, 4)}, "medium": {"F": (8, 25), "N": (4, 8)},
+    sizes = {"small": {"F": (4, 8), "N": (3, 5)}, "medium": {"F": (8, 25), "N": (4, 8)},
              "large": {"F": (30, 120), "N": (8, 15)}}
     vocabularies = (
         Vocabulary("healthcare", "Hospital menu",

@@ -40,7 +40,7 @@ class SetCover(Family):
     name = "set_cover"
     problem_class = "BIP"
     summary = "Pick the cheapest {S}s such that every {U} is covered."
-    sizes = {"small": {"U": (4, 7), "S": (4, 7)}, "medium": {"U": (15, 40), "S": (10, 40)},
+    sizes = {"small": {"U": (5, 9), "S": (5, 9)}, "medium": {"U": (15, 40), "S": (10, 40)},
              "large": {"U": (60, 200), "S": (50, 300)}}
     vocabularies = SET_VOCABS
 
@@ -66,7 +66,7 @@ class SetPacking(Family):
     name = "set_packing"
     problem_class = "BIP"
     summary = "Pick {S}s of greatest {benefit} that never share a {U}."
-    sizes = {"small": {"U": (4, 7), "S": (4, 7)}, "medium": {"U": (15, 40), "S": (10, 40)},
+    sizes = {"small": {"U": (5, 9), "S": (5, 9)}, "medium": {"U": (15, 40), "S": (10, 40)},
              "large": {"U": (60, 200), "S": (50, 300)}}
     vocabularies = SET_VOCABS
 

@@ -38,7 +38,7 @@ class FacilityUncapacitated(Family):
     name = "facility_location"
     problem_class = "MILP"
     summary = "Open {F}s and assign every {C} to an open one, minimising fixed plus service cost."
-    sizes = {"small": {"F": (2, 4), "C": (3, 5)}, "medium": {"F": (5, 12), "C": (10, 30)},
+    sizes = {"small": {"F": (2, 4), "C": (4, 6)}, "medium": {"F": (5, 12), "C": (10, 30)},
              "large": {"F": (15, 30), "C": (40, 60)}}
     vocabularies = VOCABS
 
@@ -69,7 +69,7 @@ class FacilityCapacitated(Family):
     name = "facility_location_cap"
     problem_class = "MILP"
     summary = "Open {F}s of limited capacity and split every {C}'s demand among open ones."
-    sizes = {"small": {"F": (2, 4), "C": (3, 5)}, "medium": {"F": (5, 10), "C": (10, 25)},
+    sizes = {"small": {"F": (2, 4), "C": (4, 6)}, "medium": {"F": (5, 10), "C": (10, 25)},
              "large": {"F": (12, 25), "C": (30, 60)}}
     vocabularies = VOCABS
 

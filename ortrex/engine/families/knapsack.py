@@ -38,7 +38,7 @@ class Knapsack01(Family):
     name = "knapsack_01"
     problem_class = "BIP"
     summary = "Choose {I}s of greatest total {value} whose total {weight} fits the capacity."
-    sizes = {"small": {"I": (5, 9)}, "medium": {"I": (15, 60)}, "large": {"I": (100, 800)}}
+    sizes = {"small": {"I": (6, 12)}, "medium": {"I": (15, 60)}, "large": {"I": (100, 800)}}
     vocabularies = VOCABS
 
     def build(self, b: Builder, rng: np.random.Generator) -> None:
@@ -63,7 +63,7 @@ class KnapsackBounded(Family):
     name = "knapsack_bounded"
     problem_class = "MILP"
     summary = "Choose how many copies of each {I} to take, within the capacity."
-    sizes = {"small": {"I": (3, 6)}, "medium": {"I": (10, 40)}, "large": {"I": (80, 500)}}
+    sizes = {"small": {"I": (4, 8)}, "medium": {"I": (10, 40)}, "large": {"I": (80, 500)}}
     vocabularies = VOCABS
 
     def build(self, b: Builder, rng: np.random.Generator) -> None:
@@ -92,7 +92,7 @@ class KnapsackMultidim(Family):
     name = "knapsack_multidim"
     problem_class = "BIP"
     summary = "Choose {I}s of greatest {value} within several {R} limits at once."
-    sizes = {"small": {"I": (5, 8), "R": (2, 3)}, "medium": {"I": (15, 50), "R": (3, 6)},
+    sizes = {"small": {"I": (6, 10), "R": (2, 3)}, "medium": {"I": (15, 50), "R": (3, 6)},
              "large": {"I": (80, 400), "R": (5, 10)}}
     vocabularies = VOCABS
 

@@ -64,7 +64,7 @@ class MinCostFlow(Family):
     name = "min_cost_flow"
     problem_class = "LP"
     summary = "Send {goods} from supply {N}s to demand {N}s at least cost within {A} capacities."
-    sizes = {"small": {"N": (4, 5), "extra": (2, 4)}, "medium": {"N": (8, 20), "extra": (10, 40)},
+    sizes = {"small": {"N": (5, 7), "extra": (3, 6)}, "medium": {"N": (8, 20), "extra": (10, 40)},
              "large": {"N": (40, 100), "extra": (100, 400)}}
     vocabularies = NET_VOCABS
 
@@ -99,7 +99,7 @@ class MaxFlow(Family):
     name = "max_flow"
     problem_class = "LP"
     summary = "Push as much {goods} as possible from the first {N} to the last."
-    sizes = {"small": {"N": (4, 5), "extra": (2, 4)}, "medium": {"N": (8, 20), "extra": (10, 40)},
+    sizes = {"small": {"N": (5, 7), "extra": (3, 6)}, "medium": {"N": (8, 20), "extra": (10, 40)},
              "large": {"N": (40, 100), "extra": (100, 400)}}
     vocabularies = NET_VOCABS
 
@@ -127,7 +127,7 @@ class ShortestPath(Family):
     name = "shortest_path"
     problem_class = "LP"
     summary = "Find the shortest route from the first {N} to the last along {A}s."
-    sizes = {"small": {"N": (4, 6), "extra": (3, 6)}, "medium": {"N": (10, 30), "extra": (20, 60)},
+    sizes = {"small": {"N": (5, 8), "extra": (4, 8)}, "medium": {"N": (10, 30), "extra": (20, 60)},
              "large": {"N": (60, 150), "extra": (200, 600)}}
     vocabularies = NET_VOCABS
 
@@ -157,7 +157,7 @@ class MultiCommodityFlow(Family):
     name = "multicommodity_flow"
     problem_class = "LP"
     summary = "Route several {K}s through shared {A}s at least cost."
-    sizes = {"small": {"N": (4, 5), "extra": (3, 5), "K": (2, 2)},
+    sizes = {"small": {"N": (4, 6), "extra": (3, 6), "K": (2, 3)},
              "medium": {"N": (6, 12), "extra": (8, 20), "K": (3, 6)},
              "large": {"N": (15, 30), "extra": (30, 80), "K": (6, 12)}}
     vocabularies = NET_VOCABS

@@ -71,7 +71,7 @@ class ProductionPlanning(Family):
     name = "production_planning"
     problem_class = "LP"
     summary = "Plan production of {P}s over {T}s, trading making costs against holding stock."
-    sizes = {"small": {"P": (2, 3), "T": (2, 4)}, "medium": {"P": (3, 8), "T": (6, 12)},
+    sizes = {"small": {"P": (2, 4), "T": (3, 5)}, "medium": {"P": (3, 8), "T": (6, 12)},
              "large": {"P": (10, 30), "T": (12, 30)}}
     vocabularies = VOCABS
 
@@ -93,7 +93,7 @@ class LotSizing(Family):
     name = "lot_sizing"
     problem_class = "MILP"
     summary = "Decide in which {T}s to set up for each {P}, and how much to make."
-    sizes = {"small": {"P": (2, 3), "T": (2, 4)}, "medium": {"P": (3, 6), "T": (5, 10)},
+    sizes = {"small": {"P": (2, 3), "T": (3, 4)}, "medium": {"P": (3, 6), "T": (5, 10)},
              "large": {"P": (8, 20), "T": (12, 24)}}
     vocabularies = VOCABS
 

@@ -15,7 +15,7 @@ class Transportation(Family):
     name = "transportation"
     problem_class = "LP"
     summary = "Ship goods from {S} sites to {D} sites at minimum cost."
-    sizes = {"small": {"S": (2, 3), "D": (2, 4)}, "medium": {"S": (4, 10), "D": (6, 20)},
+    sizes = {"small": {"S": (2, 4), "D": (3, 6)}, "medium": {"S": (4, 10), "D": (6, 20)},
              "large": {"S": (15, 30), "D": (30, 60)}}
     vocabularies = (
         Vocabulary("logistics", "Regional distribution",

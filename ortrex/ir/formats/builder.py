@@ -30,18 +30,34 @@ def dedupe_names(names: list[str]) -> list[str]:
     return out
 
 
-def range_width(base: float, target: float) -> float:
-    """A width ``w`` with ``base - w == target`` exactly in floating point, when one exists.
-
-    Writers that express a ranged row as one end plus a width (Gurobi's range variables, MPS
-    RANGES) use it so that reading the file back reproduces the other end bit for bit.
-    """
-    w = base - target
-    for _ in range(4):
-        if base - w == target:
+def _width(base: float, target: float, sign: float) -> float | None:
+    """A width ``w >= 0`` with ``base + sign * w == target`` exactly, if one is near."""
+    w = abs(target - base)
+    for _ in range(16):
+        got = base + sign * w
+        if got == target:
             return w
-        w = math.nextafter(w, math.inf if base - w > target else -math.inf)
-    return base - target
+        w = math.nextafter(w, math.inf if (got - target) * sign < 0 else -math.inf)
+    return None
+
+
+def range_anchor(lo: float, hi: float) -> tuple[float, float, float]:
+    """How to write ``lo <= a.x <= hi`` as one end plus a width, exactly when possible.
+
+    Returns (anchor, sign, width): the row is ``a.x - sign * s = anchor`` with
+    ``0 <= s <= width``, so ``a.x`` spans [anchor, anchor + width] for sign +1 and
+    [anchor - width, anchor] for sign -1. Writers that express ranges this way (Gurobi's range
+    variables, MPS RANGES) use it so that reading the file back gives ``lo`` and ``hi`` bit for
+    bit: floating-point subtraction cannot always land on ``lo`` from ``hi``, but then the
+    addition from ``lo`` usually lands on ``hi``.
+    """
+    w = _width(hi, lo, -1.0)
+    if w is not None:
+        return hi, -1.0, w
+    w = _width(lo, hi, 1.0)
+    if w is not None:
+        return lo, 1.0, w
+    return hi, -1.0, hi - lo
 
 
 class ModelBuilder:

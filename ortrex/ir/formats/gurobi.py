@@ -8,7 +8,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from ortrex.ir.canonical import CanonicalModel
-from ortrex.ir.formats.builder import dedupe_names, fold_gurobi_idioms, range_width
+from ortrex.ir.formats.builder import dedupe_names, fold_gurobi_idioms, range_anchor
 from ortrex.ir.formats.errors import UnsupportedModelError
 
 if TYPE_CHECKING:
@@ -61,9 +61,10 @@ def to_gurobi(model: CanonicalModel, env: gurobipy.Env | None = None,
     rows = constrs.tolist()
     for k in np.flatnonzero(ranged):
         r = lin[k]
-        width = range_width(float(hi[r]), float(lo[r]))
+        anchor, sign, width = range_anchor(float(lo[r]), float(hi[r]))
+        rows[k].RHS = anchor  # a.x - sign * Rg = anchor
         v = gm.addVar(lb=0.0, ub=width, name=f"Rg{model.row_names[r]}")
-        gm.chgCoeff(rows[k], v, 1.0)
+        gm.chgCoeff(rows[k], v, -sign)
     qi, qj, qv = model.qobj
     if qi.size:
         Q = sp.coo_matrix((qv.copy(), (qi.copy(), qj.copy())), shape=(n, n))

@@ -9,7 +9,7 @@ from collections.abc import Iterable
 import numpy as np
 
 from ortrex.ir.canonical import CanonicalModel
-from ortrex.ir.formats.builder import range_width
+from ortrex.ir.formats.builder import range_anchor
 from ortrex.ir.formats.errors import UnsupportedModelError
 
 _NAME_OK = re.compile(r"[^\s<>=+\-*/^:\[\]\\0-9.][^\s<>=+\-*/^:\\]*")
@@ -101,7 +101,8 @@ def _first_appearance(model: CanonicalModel) -> list[int]:
         visit(A.indices[A.indptr[r]:A.indptr[r + 1]])
         visit(np.ravel(np.column_stack([ri[qstart[r]:qstart[r + 1]], rj[qstart[r]:qstart[r + 1]]])))
     visit(np.flatnonzero(_has_bounds_entry(model)))
-    visit(np.flatnonzero(model.var_types != "C"))
+    visit(np.flatnonzero(model.var_types == "I"))  # the Generals section comes first,
+    visit(np.flatnonzero(model.var_types == "B"))  # then the Binaries
     return order
 
 
@@ -170,9 +171,10 @@ def write_lp(model: CanonicalModel) -> str:
             rg = f"Rg{rname}"
             if rg in names:
                 raise UnsupportedModelError(f"ranged row {rname!r}: variable {rg!r} exists")
-            row.term(1.0, rg)
-            row.close(f"= {fmt(h)}")
-            range_vars.append((rg, range_width(h, low)))
+            anchor, sign, width = range_anchor(low, h)
+            row.term(-sign, rg)  # a.x - sign * Rg = anchor
+            row.close(f"= {fmt(anchor)}")
+            range_vars.append((rg, width))
 
     out.append("Bounds")
     lb, ub, types = model.lb, model.ub, model.var_types

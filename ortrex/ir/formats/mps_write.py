@@ -7,7 +7,7 @@ import math
 import numpy as np
 
 from ortrex.ir.canonical import CanonicalModel
-from ortrex.ir.formats.builder import range_width
+from ortrex.ir.formats.builder import range_anchor
 from ortrex.ir.formats.errors import UnsupportedModelError
 from ortrex.ir.formats.lp_write import fmt
 
@@ -85,8 +85,12 @@ def write_mps(model: CanonicalModel, fixed: bool = False) -> str:
         elif hi_r == math.inf:
             kind, value = "G", lo_r
         else:
-            kind, value = "E", lo_r
-            ranges.append((nm, -range_width(lo_r, hi_r)))
+            # An L row with range R spans [rhs - |R|, rhs] and a G row [rhs, rhs + |R|]. Pick
+            # the end from which the other is reached exactly: readers (Gurobi's too) anchor
+            # an L row at its rhs and a G row at its rhs, so both ends come back bit for bit.
+            value, sign, width = range_anchor(lo_r, hi_r)
+            kind = "G" if sign > 0 else "L"
+            ranges.append((nm, width))
         line.append(f" {kind}  {nm}")
         if value != 0.0:
             rhs.append((nm, value))

@@ -1,0 +1,120 @@
+"""Batch jobs: determinism, resume, duplicates, lineage."""
+
+from __future__ import annotations
+
+import dataclasses
+from pathlib import Path
+
+import pytest
+
+from ortrex.engine.jobs import JobError, JobSpec, Writer, make_executor, run_job, to_record
+from ortrex.engine.pipeline import run_task
+from ortrex.store import Store
+from ortrex.store.records import load_instance, unpack_solution
+from ortrex.verifiers.solution import check_solution
+
+FAMILIES = ("transportation", "knapsack_01", "lot_sizing", "portfolio", "tsp_mtz")
+
+
+def tasks_of(store: Store, run_id: str) -> list[tuple]:  # type: ignore[type-arg]
+    return store.query("SELECT task, family, instance_id, outcome, reason FROM run_tasks "
+                       "WHERE run_id = ? ORDER BY task", [run_id]).rows()
+
+
+def test_same_seed_same_corpus_whatever_the_workers(tmp_path: Path) -> None:
+    spec = JobSpec(FAMILIES, 30, seed=5)
+    got = []
+    for workers in (1, 2):
+        with Store(tmp_path / f"w{workers}.duckdb", create=True) as s:
+            report = run_job(s, spec, workers=workers)
+            assert report.accepted == 30 and report.complete
+            got.append((tasks_of(s, spec.run_id),
+                        s.query("SELECT id FROM instances ORDER BY id")["id"].to_list()))
+    assert got[0] == got[1]
+    other = JobSpec(FAMILIES, 30, seed=6)
+    with Store(tmp_path / "other.duckdb", create=True) as s:
+        run_job(s, other)
+        assert s.query("SELECT id FROM instances ORDER BY id")["id"].to_list() != got[0][1]
+
+
+def test_interrupted_job_resumes_to_the_same_result(tmp_path: Path) -> None:
+    spec = JobSpec(FAMILIES, 40, seed=3)
+    with Store(tmp_path / "full.duckdb", create=True) as s:
+        run_job(s, spec, batch=8)
+        expected = tasks_of(s, spec.run_id)
+
+    class Crash(Exception):
+        pass
+
+    def crash_after_20(record, ok, reason, report):  # type: ignore[no-untyped-def]
+        if report.tasks == 20:
+            raise Crash
+
+    with Store(tmp_path / "broken.duckdb", create=True) as s:
+        with pytest.raises(Crash):
+            run_job(s, spec, batch=8, on_result=crash_after_20)
+        done = tasks_of(s, spec.run_id)
+        assert len(done) == 16  # two whole batches committed, the third lost with the crash
+        with pytest.raises(JobError, match="pass --resume"):
+            run_job(s, spec)
+        report = run_job(s, spec, resume=True, batch=8)
+        assert report.resumed_from == 16 and report.accepted == 40
+        assert tasks_of(s, spec.run_id) == expected
+        # A finished job run again changes nothing.
+        before = s.counts()
+        assert run_job(s, spec).accepted == 40 and s.counts() == before
+
+
+def test_duplicates_are_rejected_and_recorded(tmp_path: Path) -> None:
+    spec = JobSpec(("knapsack_01",), 5)
+    rec = to_record(run_task("knapsack_01", "small", 0, 0, 10.0))
+    twin = dataclasses.replace(rec, task=1, instance_id="f" * 64,
+                               instance={**rec.instance, "id": "f" * 64})
+    with Store(tmp_path / "d.duckdb", create=True) as s:
+        from ortrex.engine.jobs import JobReport
+
+        w, rep = Writer(s, spec), JobReport(spec.run_id)
+        assert w.add(rec, rep) == (True, None)
+        assert w.add(twin, rep) == (False, "duplicate")
+        w.flush()
+        row = s.query("SELECT status, reject_reason, duplicate_of FROM instances WHERE id = ?",
+                      ["f" * 64]).row(0)
+        assert row == ("rejected", "duplicate", rec.instance_id)
+        # Reopening the writer remembers the accepted fingerprints from the store.
+        w2 = Writer(s, spec)
+        assert w2.add(dataclasses.replace(twin, task=2), JobReport(spec.run_id))[1] == "duplicate"
+
+
+def test_rows_lineage_and_stored_solutions(tmp_path: Path) -> None:
+    spec = JobSpec(FAMILIES, 10, seed=1)
+    with Store(tmp_path / "l.duckdb", create=True) as s:
+        run_job(s, spec)
+        rels = dict(s.query("SELECT relation, count(*) FROM lineage GROUP BY ALL").rows())
+        assert rels == {"sampled": 10, "grounded": 10, "generated": 10}
+        ver = s.query("SELECT subject_id, verifier, status, objective, solution, solver_version "
+                      "FROM verifications")
+        assert ver.height == 20 and set(ver["verifier"]) == {"highs", "gurobi"}
+        for iid, verifier, status, obj, blob, version in ver.rows():
+            x = unpack_solution(blob)
+            chk = check_solution(load_instance(s, iid), x)
+            assert status == "optimal" and chk.ok and version
+            assert abs(chk.objective - obj) <= 1e-6 * max(1, abs(obj)), verifier
+        inst = s.query("SELECT status, difficulty, difficulty_band, objective, semantic_id, domain "
+                       "FROM instances")
+        assert set(inst["status"]) == {"accepted"}
+        assert inst["semantic_id"].null_count() == 0 and inst["difficulty"].min() > 0
+        sem = s.query("SELECT count(*) FROM semantic_models").item()
+        assert sem == 10
+
+
+def test_bad_specs() -> None:
+    with pytest.raises(JobError, match="unknown family nope; known: assignment"):
+        JobSpec(("nope",), 5)
+    with pytest.raises(JobError, match="--count must be positive"):
+        JobSpec(FAMILIES, 0)
+    with pytest.raises(JobError, match="unknown size"):
+        JobSpec(FAMILIES, 3, size="huge")
+    with pytest.raises(JobError, match="--workers must be between"):
+        make_executor(100_000)
+    assert JobSpec.parse_families("knapsack_01, tsp_mtz,knapsack_01") == ("knapsack_01",
+                                                                          "tsp_mtz")
