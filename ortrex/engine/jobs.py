@@ -114,7 +114,7 @@ class LocalExecutor:
     pickling, futures) small next to tasks that take a few milliseconds.
     """
 
-    def __init__(self, workers: int, chunk: int = 8, window: int | None = None) -> None:
+    def __init__(self, workers: int, chunk: int = 16, window: int | None = None) -> None:
         self.pool = ProcessPoolExecutor(max_workers=workers)
         self.chunk = chunk
         self.window = window or workers * 4
@@ -136,8 +136,8 @@ class LocalExecutor:
             submit()
             yield from results
 
-    def close(self) -> None:
-        self.pool.shutdown(wait=False, cancel_futures=True)
+    def close(self, wait: bool = False) -> None:
+        self.pool.shutdown(wait=wait, cancel_futures=True)
 
 
 def make_executor(workers: int) -> Executor:

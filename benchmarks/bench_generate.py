@@ -1,0 +1,72 @@
+"""Generation benchmark: small instances over every family with two workers.
+
+Prints verified instances per second, the share of time spent inside the two solvers (of the
+workers' busy time and of wall time x workers), peak RSS of the writer and of a worker, and the
+acceptance rate of each family. Goals on a 2-core machine: >= 200 verified instances/s, solver
+share >= 50%, every family accepting >= 80% of its samples.
+"""
+
+from __future__ import annotations
+
+import argparse
+import resource
+import tempfile
+from collections import Counter
+from pathlib import Path
+
+from rich.console import Console
+from rich.table import Table
+
+from ortrex.engine.families import REGISTRY
+from ortrex.engine.jobs import JobSpec, LocalExecutor, run_job
+from ortrex.store import Store
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__)
+    ap.add_argument("--count", type=int, default=2000)
+    ap.add_argument("--workers", type=int, default=2)
+    ap.add_argument("--size", default="small")
+    ap.add_argument("--seed", type=int, default=2026)
+    args = ap.parse_args()
+    spec = JobSpec(tuple(sorted(REGISTRY)), args.count, args.seed, args.size)
+    with tempfile.TemporaryDirectory() as d, Store(Path(d) / "bench.duckdb", create=True) as s:
+        executor = LocalExecutor(args.workers)
+        report = run_job(s, spec, workers=args.workers, executor=executor)
+        executor.close(wait=True)  # reap the workers so their peak RSS is on record
+        per_family = s.query("SELECT family, count(*) AS tasks, count(*) FILTER "
+                             "(WHERE outcome = 'accepted') AS accepted FROM run_tasks "
+                             "GROUP BY ALL ORDER BY family")
+        reasons = Counter(dict(s.query("SELECT reason, count(*) FROM run_tasks WHERE reason "
+                                       "IS NOT NULL GROUP BY ALL").rows()))
+    self_rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    child_rss = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
+    t = Table(title=f"ortrex generate: {args.count} {args.size} instances, "
+                    f"{args.workers} workers, {len(REGISTRY)} families")
+    t.add_column("measure")
+    t.add_column("value", justify="right")
+    new = report.tasks - report.resumed_from
+    t.add_row("tasks (sampled, solved twice, checked, filtered)", f"{report.tasks:,}")
+    t.add_row("accepted", f"{report.accepted:,}")
+    t.add_row("wall seconds", f"{report.seconds:.2f}")
+    t.add_row("verified instances / s  (goal >= 200)", f"{new / report.seconds:,.1f}")
+    busy = report.seconds * args.workers
+    t.add_row("solver share of wall x workers  (goal >= 50%)",
+              f"{report.solver_seconds / busy:.1%}")
+    t.add_row("solver share of the workers' busy time",
+              f"{report.solver_seconds / report.worker_seconds:.1%}")
+    t.add_row("writer CPU seconds (main process)", f"{report.writer_cpu_seconds:.2f}")
+    t.add_row("peak RSS, writer process", f"{self_rss:,.0f} MiB")
+    t.add_row("peak RSS, largest worker", f"{child_rss:,.0f} MiB")
+    for reason, n in sorted(reasons.items()):
+        t.add_row(f"rejected: {reason}", str(n))
+    f = Table(title="acceptance per family (goal >= 80%)")
+    for col in ("family", "tasks", "accepted", "rate"):
+        f.add_column(col, justify="left" if col == "family" else "right")
+    for fam, tasks, acc in per_family.rows():
+        f.add_row(fam, str(tasks), str(acc), f"{acc / tasks:.0%}")
+    Console().print(t, f)
+
+
+if __name__ == "__main__":
+    main()
