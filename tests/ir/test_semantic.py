@@ -145,7 +145,11 @@ def test_every_family_offers_three_domains_and_all_sizes() -> None:
             sm = f.sample(task_seed(11, 0), size)
             assert sm.descriptors["size"] == size and sm.descriptors["story"]
             for p in sm.params:
-                assert p.description, (f.name, p.name)
+                assert p.description and p.unit, (f.name, p.name)
+            for v in sm.variables:
+                assert v.description and v.unit, (f.name, v.name)
+            for s in sm.sets:
+                assert s.entity, (f.name, s.name)
             for c in sm.constraints:
                 assert c.meaning.endswith("."), (f.name, c.name)
     classes = {f.problem_class for f in REGISTRY.values()}

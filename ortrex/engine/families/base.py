@@ -106,7 +106,8 @@ class Builder:
     def var(self, name: str, dims: tuple[tuple[str, str], ...], description: str,
             vtype: str = "C", lb: Expr | float = 0.0, ub: Expr | float = math.inf,
             where: tuple[Cond, ...] = (), unit: str = "") -> None:
-        """A variable family."""
+        """A variable family (a yes/no decision's unit is ``0/1``)."""
+        unit = unit or ("0/1" if vtype == "B" else "")
         self.vars.append(VariableFamily(name, dims, vtype, lb, ub, where,
                                         self.vocab.fill(description), self.vocab.fill(unit)))
 

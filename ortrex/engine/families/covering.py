@@ -49,7 +49,7 @@ class SetCover(Family):
         b.set("U")
         b.set("S")
         a = _membership(rng, nU, nS, 2)
-        b.param("covers", ("U", "S"), a, "1 if a {S} covers a {U}", integer=True)
+        b.param("covers", ("U", "S"), a, "1 if a {S} covers a {U}", "0/1", integer=True)
         b.param("cost", ("S",), rounded(rng.uniform(5, 50, nS), 0), "cost of each {S}",
                 "{money}")
         b.var("y", (("s", "S"),), "1 if {S} s is chosen", vtype="B")
@@ -75,7 +75,7 @@ class SetPacking(Family):
         b.set("U")
         b.set("S")
         a = _membership(rng, nU, nS, 2)
-        b.param("uses", ("U", "S"), a, "1 if a {S} uses a {U}", integer=True)
+        b.param("uses", ("U", "S"), a, "1 if a {S} uses a {U}", "0/1", integer=True)
         b.param("benefit", ("S",), rounded(rng.uniform(5, 50, nS) + a.sum(axis=0) * 3, 0),
                 "{benefit} of each {S}", "{benefit}")
         b.var("y", (("s", "S"),), "1 if {S} s is chosen", vtype="B")

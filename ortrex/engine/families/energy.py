@@ -50,7 +50,8 @@ class UnitCommitment(Family):
                 "cost of starting each {G}", "{money}")
         b.var("on", (("g", "G"), ("t", "T")), "1 if {G} g runs in {T} t", vtype="B")
         b.var("p", (("g", "G"), ("t", "T")), "output of {G} g in {T} t", unit="{power}")
-        b.var("start", (("g", "G"), ("t", "T")), "1 if {G} g starts in {T} t", ub=1.0)
+        b.var("start", (("g", "G"), ("t", "T")), "1 if {G} g starts in {T} t", ub=1.0,
+              unit="starts")
         b.con("meet_demand", "Output meets demand in every {T}.", (("t", "T"),),
               total("g", "G", V("p", "g", "t")), "=", P("demand", "t"))
         b.con("max_output", "A {G} produces only when on, up to its maximum.",

@@ -52,7 +52,8 @@ class FacilityUncapacitated(Family):
                 "cost of opening each {F}", "{money}")
         b.param("serve", ("F", "C"), serve, "cost of serving a whole {C} from a {F}", "{money}")
         b.var("y", (("f", "F"),), "1 if {F} f is opened", vtype="B")
-        b.var("x", (("f", "F"), ("c", "C")), "share of {C} c served by {F} f", ub=1.0)
+        b.var("x", (("f", "F"), ("c", "C")), "share of {C} c served by {F} f", ub=1.0,
+              unit="share of demand")
         b.con("served", "Every {C} is fully served.", (("c", "C"),),
               total("f", "F", V("x", "f", "c")), "=", 1.0)
         b.con("open_only", "Only open {F}s serve.", (("f", "F"), ("c", "C")),
@@ -87,7 +88,8 @@ class FacilityCapacitated(Family):
         b.param("unit_cost", ("F", "C"), rounded(dist * 0.1),
                 "cost per unit served to a {C} from a {F}", "{money}")
         b.var("y", (("f", "F"),), "1 if {F} f is opened", vtype="B")
-        b.var("x", (("f", "F"), ("c", "C")), "share of {C} c served by {F} f", ub=1.0)
+        b.var("x", (("f", "F"), ("c", "C")), "share of {C} c served by {F} f", ub=1.0,
+              unit="share of demand")
         b.con("served", "Every {C} is fully served.", (("c", "C"),),
               total("f", "F", V("x", "f", "c")), "=", 1.0)
         b.con("capacity_limit", "An open {F} serves no more than its capacity; a closed one "

@@ -50,9 +50,9 @@ class CapitalBudgeting(Family):
                 "budget of each {Y}", "{money}")
         b.param("value", ("J",), value, "net present value of each {J}", "{money}")
         b.param("required", ("D",), np.array(req, dtype=float), "the {J} that must be funded "
-                "first", integer=True)
+                "first", "{J} index", integer=True)
         b.param("dependent", ("D",), np.array(dep, dtype=float), "the {J} that depends on it",
-                integer=True)
+                "{J} index", integer=True)
         b.var("y", (("j", "J"),), "1 if {J} j is funded", vtype="B")
         b.con("budget_limit", "Spending in each {Y} stays within its budget.", (("t", "Y"),),
               total("j", "J", P("spend", "j", "t") * V("y", "j")), "<=", P("budget", "t"))
@@ -98,10 +98,11 @@ class Portfolio(Family):
             best, room = best + take * r, room - take
         target = float(np.round(mean.mean() + rng.uniform(0.3, 0.8) * (best - mean.mean()), 2))
         b.param("mean", ("A",), mean, "expected return of each {A}", "{ret}")
-        b.param("cov", ("A", "A"), cov, "covariance of returns between {A}s")
+        b.param("cov", ("A", "A"), cov, "covariance of returns between {A}s", "({ret})^2")
         b.param("target", (), target, "required expected return", "{ret}")
-        b.param("cap", (), cap, "largest share of any one {A}")
-        b.var("w", (("a", "A"),), "share of the budget in {A} a", ub=P("cap"))
+        b.param("cap", (), cap, "largest share of any one {A}", "share of the budget")
+        b.var("w", (("a", "A"),), "share of the budget in {A} a", ub=P("cap"),
+              unit="share of the budget")
         b.con("fully_invested", "The shares add up to the whole budget.", (),
               total("a", "A", V("w", "a")), "=", 1.0)
         b.con("return_target", "The expected return reaches the target.", (),

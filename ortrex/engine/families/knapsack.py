@@ -78,7 +78,8 @@ class KnapsackBounded(Family):
         b.param("copies", ("I",), copies, "copies of each {I} available", "copies", integer=True)
         b.param("capacity", (), np.floor((weight * copies).sum() * rng.uniform(0.25, 0.5)),
                 "available {cap_word}", "{weight}", integer=True)
-        b.var("x", (("i", "I"),), "copies of {I} i taken", vtype="I", ub=P("copies", "i"))
+        b.var("x", (("i", "I"),), "copies of {I} i taken", vtype="I", ub=P("copies", "i"),
+              unit="copies")
         b.con("capacity_limit", "The copies taken fit the {cap_word}.", (),
               total("i", "I", P("weight", "i") * V("x", "i")), "<=", P("capacity"))
         b.objective("max", total("i", "I", P("value", "i") * V("x", "i")),

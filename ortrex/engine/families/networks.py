@@ -46,8 +46,10 @@ def random_network(rng: np.random.Generator, n: int, extra: int, acyclic_chain: 
 
 def _arcs(b: Builder, tail: np.ndarray, head: np.ndarray) -> None:
     b.set("A", tail.size)
-    b.param("tail", ("A",), tail, "position of the {N} each {A} leaves", integer=True)
-    b.param("head", ("A",), head, "position of the {N} each {A} enters", integer=True)
+    b.param("tail", ("A",), tail, "position of the {N} each {A} leaves", "{N} index",
+            integer=True)
+    b.param("head", ("A",), head, "position of the {N} each {A} enters", "{N} index",
+            integer=True)
     b.extra["arcs"] = [[int(t), int(h)] for t, h in zip(tail, head, strict=True)]
 
 
@@ -141,8 +143,8 @@ class ShortestPath(Family):
         b.param("length", ("A",), rounded(rng.uniform(1, 20, tail.size), 1),
                 "length of each {A}", "{length}")
         b.param("supply", ("N",), supply, "1 at the start {N}, -1 at the end {N}, else 0",
-                integer=True)
-        b.var("x", (("a", "A"),), "1 if {A} a is on the route (LP relaxation)")
+                "trips", integer=True)
+        b.var("x", (("a", "A"),), "1 if {A} a is on the route (LP relaxation)", unit="trips")
         b.con("route", "The route leaves the start, reaches the end and passes through "
               "every other {N} it enters.", (("n", "N"),), _out_minus_in("x"), "=",
               P("supply", "n"))

@@ -34,12 +34,12 @@ class TSP(Family):
         xy = rng.uniform(0, 100, (n, 2))
         dist = rounded(np.linalg.norm(xy[:, None] - xy[None, :], axis=2), 1)
         b.param("dist", ("N", "N"), dist, "travel {length} between {N}s", "{length}")
-        b.param("n_nodes", (), float(n), "number of {N}s", integer=True)
+        b.param("n_nodes", (), float(n), "number of {N}s", "{N}s", integer=True)
         off_diag = (Cond("ne", "i", "j"),)
         b.var("x", (("i", "N"), ("j", "N")), "1 if the tour goes from {N} i to {N} j",
               vtype="B", where=off_diag)
         b.var("u", (("i", "N"),), "position of {N} i in the tour", lb=1.0, ub=float(n - 1),
-              where=(Cond("not_first", "i"),))
+              where=(Cond("not_first", "i"),), unit="position")
         b.con("leave_once", "The tour leaves every {N} once.", (("i", "N"),),
               total("j", "N", V("x", "i", "j"), Cond("ne", "i", "j")), "=", 1.0)
         b.con("enter_once", "The tour enters every {N} once.", (("j", "N"),),

@@ -40,7 +40,7 @@ class SingleMachine(Family):
         b.param("proc", ("J",), proc, "processing time of each {J}", "{time}", integer=True)
         b.param("release", ("J",), release, "earliest start of each {J}", "{time}",
                 integer=True)
-        b.param("weight", ("J",), weight, "{weight} of each {J}")
+        b.param("weight", ("J",), weight, "{weight} of each {J}", "{weight} points")
         b.param("big_m", (), release.max() + proc.sum(), "a time horizon longer than any "
                 "schedule", "{time}")
         b.var("s", (("j", "J"),), "start time of {J} j", lb=P("release", "j"), unit="{time}")
@@ -90,7 +90,8 @@ class ShiftScheduling(Family):
             cover[(s + np.arange(length)) % n, s] = 1.0  # shift s starts in block s (cyclic)
         need = rounded(rng.uniform(3, 25, n), 0)
         premium = 1.0 + 0.5 * (rng.random(n) < 0.3)
-        b.param("covers", ("T", "S"), cover, "1 if a {S} works in a {T}", integer=True)
+        b.param("covers", ("T", "S"), cover, "1 if a {S} works in a {T}", "0/1",
+                integer=True)
         b.param("need", ("T",), need, "{staff} needed in each {T}", "{staff}", integer=True)
         b.param("cost", ("S",), rounded(length * 100 * premium, 0), "cost of one person on "
                 "each {S}", "{money}")
