@@ -110,34 +110,50 @@ def _run_chunk(fn: Callable[[Any], Any], items: list[Any]) -> list[Any]:
 class LocalExecutor:
     """Runs tasks in ``workers`` local processes, in chunks, with a bounded window in flight.
 
-    Chunks of a few tasks per round trip keep the per-task cost of the process pool (queues,
-    pickling, futures) small next to tasks that take a few milliseconds.
+    Chunks amortise the process pool's per-task cost (queues, pickling, futures) over tasks
+    that take a few milliseconds; their size adapts to the measured task time (about 50 ms of
+    work per chunk) so that slow tasks travel one by one and little work is left in flight
+    when the job stops.
     """
 
-    def __init__(self, workers: int, chunk: int = 16, window: int | None = None) -> None:
+    def __init__(self, workers: int, max_chunk: int = 16, chunk_seconds: float = 0.05) -> None:
         self.pool = ProcessPoolExecutor(max_workers=workers)
-        self.chunk = chunk
-        self.window = window or workers * 4
+        self.workers = workers
+        self.max_chunk, self.chunk_seconds = max_chunk, chunk_seconds
 
     def map(self, fn: Callable[[Any], Any], items: Iterable[Any]) -> Iterator[Any]:
         it = iter(items)
-        pending: list[Future[list[Any]]] = []
+        pending: list[tuple[Future[list[Any]], int, float]] = []
+        per_item = self.chunk_seconds  # seconds per task, estimated from finished chunks
 
         def submit() -> bool:
-            chunk = list(islice(it, self.chunk))
+            size = max(1, min(self.max_chunk, int(self.chunk_seconds / max(per_item, 1e-6))))
+            chunk = list(islice(it, size))
             if chunk:
-                pending.append(self.pool.submit(_run_chunk, fn, chunk))
+                fut = self.pool.submit(_run_chunk, fn, chunk)
+                pending.append((fut, len(chunk), time.perf_counter()))
             return bool(chunk)
 
-        while len(pending) < self.window and submit():
+        while len(pending) < 2 * self.workers and submit():
             pass
         while pending:
-            results = pending.pop(0).result()
-            submit()
+            fut, size, _ = pending.pop(0)
+            start = time.perf_counter()
+            results = fut.result()
+            # Chunks run in parallel: a chunk's items took about (wait + share) per worker.
+            per_item = 0.7 * per_item + 0.3 * max(
+                (time.perf_counter() - start) * self.workers / size, 1e-6)
+            while len(pending) < 2 * self.workers and submit():
+                pass
             yield from results
 
     def close(self, wait: bool = False) -> None:
+        procs = list((getattr(self.pool, "_processes", None) or {}).values())
         self.pool.shutdown(wait=wait, cancel_futures=True)
+        if not wait:
+            # Abandoned chunks would otherwise run to completion before the interpreter exits.
+            for proc in procs:
+                proc.terminate()
 
 
 def make_executor(workers: int) -> Executor:
