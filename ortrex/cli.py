@@ -372,6 +372,107 @@ def lineage_cmd(
     console.print(f"{df.height} edge{'s' if df.height != 1 else ''}; full ids with --format csv")
 
 
+@app.command("equiv")
+def equiv_cmd(
+    a: Annotated[Path | None, typer.Argument(help="Model A (LP, MPS or JSON).",
+                                             show_default=False)] = None,
+    b: Annotated[Path | None, typer.Argument(help="Model B.", show_default=False)] = None,
+    pairs: Annotated[Path | None, typer.Option(
+        help="JSONL file of {\"a\": path, \"b\": path, ...} lines (paths relative to it); "
+             "one JSON result per line, in input order.", show_default=False)] = None,
+    workers: Annotated[int, typer.Option(min=1, help="Worker processes for --pairs.")]
+    = os.cpu_count() or 1,
+    as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object (A B mode).")]
+    = False,
+    rel_tol: Annotated[float, typer.Option(min=0.0, help="Relative tolerance on numbers.")]
+    = 1e-6,
+    time_limit: Annotated[float, typer.Option(
+        min=0.0, help="Seconds per pair before 'undecided' (0: no limit).")] = 60.0,
+    output: Annotated[Path | None, typer.Option(
+        "--output", help="With --pairs: write the results here (atomically), not to stdout.",
+        show_default=False)] = None,
+    certificate: Annotated[bool, typer.Option(
+        "--certificate", help="With --pairs: include each certificate.")] = False,
+) -> None:
+    """Are two models the same up to renaming, order, scaling and form? Exit 0 equivalent,
+    1 not equivalent, 3 undecided (time limit), 2 error."""
+    limit = time_limit or None
+    if pairs is not None:
+        if a is not None or b is not None:
+            raise UsageError("give either A B or --pairs FILE, not both")
+        _equiv_pairs(pairs, workers, rel_tol, limit, output, certificate)
+        return
+    if a is None or b is None:
+        raise UsageError("give two model files A B, or --pairs FILE")
+    from ortrex.ui import console
+    from ortrex.verifiers.equivalence import EQUIVALENT, UNDECIDED, check_equivalence
+
+    result = check_equivalence(a, b, rel_tol=rel_tol, time_limit=limit)
+    if as_json:
+        print(json.dumps({"a": str(a), "b": str(b), **result.to_dict()}))
+    else:
+        style = {EQUIVALENT: "green", UNDECIDED: "yellow"}.get(result.verdict, "red")
+        t = Table(show_header=False, title=f"{a} vs {b}")
+        t.add_column("field")
+        t.add_column("value", overflow="fold")
+        t.add_row("verdict", f"[bold {style}]{result.verdict}[/]")
+        t.add_row("reason", result.reason)
+        if result.certificate is not None:
+            cert = result.certificate
+            t.add_row("certificate", f"{cert.var_map.size} variables and {cert.row_a.size} rows "
+                      "mapped (--json prints the mapping)")
+        t.add_row("time", ", ".join(f"{k} {v * 1e3:.1f} ms" for k, v in result.timings.items()))
+        console.print(t)
+    raise typer.Exit({EQUIVALENT: 0, UNDECIDED: 3}.get(result.verdict, 1))
+
+
+def _equiv_pairs(path: Path, workers: int, rel_tol: float, time_limit: float | None,
+                 output: Path | None, certificate: bool) -> None:
+    import tempfile
+
+    from ortrex.ui import err_console, stages
+    from ortrex.verifiers.pairs import read_pairs, run_pairs
+
+    try:
+        with open(path, "rb") as f:
+            total = sum(1 for line in f if line.strip())
+    except OSError as exc:
+        raise UsageError(f"{path}: cannot read: {exc.strerror or exc}") from None
+    sink = sys.stdout
+    tmp = None
+    if output is not None:
+        output.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(prefix=f".{output.name}.", dir=output.parent)
+        sink = os.fdopen(fd, "w", encoding="utf-8")
+    try:
+        with stages({"pairs": "pairs"}) as (on_stage, tick):
+            on_stage("pairs", total)
+
+            def emit(rec: dict[str, object]) -> None:
+                sink.write(json.dumps(rec) + "\n")
+                tick("pairs")
+
+            report = run_pairs(read_pairs(path), emit, workers=workers, rel_tol=rel_tol,
+                               time_limit=time_limit, certificate=certificate)
+        sink.flush()
+        if tmp is not None:
+            sink.close()
+            os.replace(tmp, output)  # type: ignore[arg-type]
+            tmp = None
+    finally:
+        if tmp is not None:
+            sink.close()
+            os.unlink(tmp)
+    t = Table(title=f"equivalence of {report.pairs} pairs from {path}")
+    t.add_column("verdict")
+    t.add_column("pairs", justify="right")
+    for verdict, n in sorted(report.verdicts.items()):
+        t.add_row(verdict, str(n))
+    rate = report.pairs / report.seconds if report.seconds else 0.0
+    t.caption = f"{report.seconds:.2f} s, {rate:,.1f} pairs/s, {workers} worker(s)"
+    err_console.print(t)
+
+
 @app.command("info")
 def info_cmd(db: DbOption = None) -> None:
     """Row counts per table of the store."""

@@ -9,6 +9,14 @@ import scipy.sparse as sp
 from hypothesis import strategies as st
 
 from ortrex.ir.canonical import CanonicalModel
+from ortrex.ir.transforms import (  # noqa: F401 - re-exported for the tests
+    binary_as_integer,
+    bounds_as_rows,
+    flip_sense,
+    permute,
+    rename,
+    scale_rows,
+)
 
 INF = math.inf
 NICE = [1.0, -1.0, 2.0, -3.0, 0.5, 4.25, -7.5, 10.0, 0.125, 100.0]
@@ -97,76 +105,6 @@ def models(draw: st.DrawFn, max_vars: int = 6, max_rows: int = 6, quadratic: boo
         row_names=[f"c{r}" for r in range(m)], row_lower=lo_r, row_upper=hi_r,
         qobj=qobj, qrows=qrows, name="random",
     )
-
-
-def rename(m: CanonicalModel, tag: str = "v") -> CanonicalModel:
-    """Every variable and row renamed."""
-    return m.replace(var_names=[f"{tag}_{k}" for k in range(m.num_vars)],
-                     row_names=[f"{tag}r_{k}" for k in range(m.num_rows)])
-
-
-def permute(m: CanonicalModel, var_perm: list[int], row_perm: list[int]) -> CanonicalModel:
-    """Variables and rows reordered: new position k holds old variable ``var_perm[k]``."""
-    vp, rp = np.array(var_perm, dtype=int), np.array(row_perm, dtype=int)
-    inv_v = np.argsort(vp)
-    inv_r = np.argsort(rp) if rp.size else rp
-    qi, qj, qv = m.qobj
-    rr, ri, rj, rv = m.qrows
-    return m.replace(
-        var_names=[m.var_names[k] for k in vp], var_types=m.var_types[vp], lb=m.lb[vp],
-        ub=m.ub[vp], obj=m.obj[vp], A=m.A[rp][:, vp],
-        row_names=[m.row_names[k] for k in rp], row_lower=m.row_lower[rp],
-        row_upper=m.row_upper[rp], qobj=(inv_v[qi], inv_v[qj], qv),
-        qrows=(inv_r[rr] if rr.size else rr, inv_v[ri], inv_v[rj], rv))
-
-
-def scale_rows(m: CanonicalModel, factors: list[float]) -> CanonicalModel:
-    """Row r multiplied by ``factors[r]`` (a negative factor swaps and negates its bounds)."""
-    f = np.array(factors, dtype=float)
-    lo, hi = m.row_lower * f, m.row_upper * f
-    neg = f < 0
-    lo2, hi2 = np.where(neg, hi, lo), np.where(neg, lo, hi)
-    rr, ri, rj, rv = m.qrows
-    return m.replace(A=sp.diags(f) @ m.A, row_lower=lo2, row_upper=hi2,
-                     qrows=(rr, ri, rj, rv * f[rr]))
-
-
-def flip_sense(m: CanonicalModel) -> CanonicalModel:
-    """min <-> max with the objective negated (the same problem)."""
-    qi, qj, qv = m.qobj
-    return m.replace(sense="max" if m.sense.value == "min" else "min", obj=-m.obj,
-                     obj_constant=-m.obj_constant, qobj=(qi, qj, -qv))
-
-
-def bounds_as_rows(m: CanonicalModel, factor: float) -> CanonicalModel:
-    """Finite bounds of continuous and integer variables moved into one-variable rows."""
-    rows, lo_r, hi_r, names = [], [], [], []
-    lb, ub = m.lb.copy(), m.ub.copy()
-    for j in range(m.num_vars):
-        if m.var_types[j] == "B":
-            continue
-        for end, value in (("lb", lb[j]), ("ub", ub[j])):
-            if not math.isfinite(value):
-                continue
-            rows.append(j)
-            v = factor * value
-            # x >= L is a.x >= a.L for a > 0 and a.x <= a.L for a < 0 (and the reverse for <=).
-            lo, hi = (v, INF) if (end == "lb") == (factor > 0) else (-INF, v)
-            lo_r.append(lo)
-            hi_r.append(hi)
-            names.append(f"bound_{end}_{j}")
-        lb[j], ub[j] = -INF, INF
-    k = len(rows)
-    extra = sp.csr_matrix(([factor] * k, (list(range(k)), rows)), shape=(k, m.num_vars))
-    return m.replace(lb=lb, ub=ub, A=sp.vstack([m.A, extra], format="csr"),
-                     row_names=[*m.row_names, *names],
-                     row_lower=np.concatenate([m.row_lower, lo_r]),
-                     row_upper=np.concatenate([m.row_upper, hi_r]))
-
-
-def binary_as_integer(m: CanonicalModel) -> CanonicalModel:
-    """Binary variables written as integers in [0, 1]."""
-    return m.replace(var_types=np.where(m.var_types == "B", "I", m.var_types))
 
 
 def model_diff(a: CanonicalModel, b: CanonicalModel) -> list[str]:

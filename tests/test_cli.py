@@ -17,7 +17,7 @@ def test_version_and_help() -> None:
     assert r.returncode == 0 and r.stdout.startswith("ortrex ")
     r = run_cli("--help")
     assert r.returncode == 0
-    for cmd in ("init", "import-lp", "solve", "sql", "lineage", "info"):
+    for cmd in ("init", "import-lp", "solve", "sql", "lineage", "info", "equiv"):
         assert cmd in r.stdout
 
 

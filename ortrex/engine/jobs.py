@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 import os
 import time
+import zlib
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import Future, ProcessPoolExecutor
@@ -23,10 +24,13 @@ from typing import Any, Protocol
 from ortrex import __version__
 from ortrex.engine.families import REGISTRY, SIZES
 from ortrex.engine.pipeline import TaskResult, run_task
+from ortrex.ir.canonical import CanonicalModel
 from ortrex.store.db import Store, utcnow
 from ortrex.store.ids import content_id, edge_id, verification_id
-from ortrex.store.records import instance_row, pack_solution
+from ortrex.store.records import instance_row, load_instance, pack_solution
+from ortrex.verifiers.equivalence import UNDECIDED, check_equivalence
 
+EQUIV_TIME_LIMIT = 10.0  # seconds to confirm that equal fingerprints mean a duplicate
 MAX_WORKERS = max(8, 4 * (os.cpu_count() or 1))  # more than this is a typo, not a plan
 
 
@@ -253,8 +257,14 @@ class Writer:
         self.pending = 0
         self.last_flush = time.monotonic()
         self.run_id = spec.run_id
-        df = store.query("SELECT structural_fp, id FROM instances WHERE status = 'accepted'")
-        self.accepted_fp: dict[str, str] = dict(df.iter_rows()) if df.height else {}
+        df = store.query("SELECT structural_fp, id FROM instances WHERE status = 'accepted' "
+                         "ORDER BY created_at, id")
+        # Fingerprint -> accepted instances with it (two only after a proven collision).
+        self.accepted_fp: dict[str, list[str]] = {}
+        for fp, iid in df.iter_rows():
+            self.accepted_fp.setdefault(fp, []).append(iid)
+        self.buffered_models: dict[str, bytes] = {}  # accepted, not yet committed
+        self.collisions = 0  # equal fingerprints that the checker proved different
 
     def add(self, r: TaskRecord, report: JobReport) -> tuple[bool, str | None]:
         """Queue one task; returns (accepted, rejection reason)."""
@@ -262,12 +272,13 @@ class Writer:
         iid, sid = r.instance_id, r.semantic_id
         reason, detail, duplicate_of = r.reason, r.detail, None
         if r.accepted:
-            other = self.accepted_fp.get(r.structural_fp)
-            if other is not None:
-                reason, duplicate_of = "duplicate", other
-                detail = f"same structural fingerprint as accepted instance {other[:16]}"
+            same = self.accepted_fp.setdefault(r.structural_fp, [])
+            duplicate_of, detail = self._duplicate(r, same)
+            if duplicate_of is not None:
+                reason = "duplicate"
             else:
-                self.accepted_fp[r.structural_fp] = iid
+                same.append(iid)
+                self.buffered_models[iid] = r.instance["model"]
         accepted = reason is None
         status = "accepted" if accepted else "rejected"
         stamp = {"created_at": now, "run_id": self.run_id}
@@ -307,6 +318,29 @@ class Writer:
             report.statuses[f"{solver}:{st}"] += 1
         return accepted, reason
 
+    def _model(self, iid: str) -> CanonicalModel:
+        blob = self.buffered_models.get(iid)
+        if blob is None:
+            return load_instance(self.store, iid)
+        return CanonicalModel.from_bytes(zlib.decompress(blob))
+
+    def _duplicate(self, r: TaskRecord, same: list[str]) -> tuple[str | None, str | None]:
+        """The accepted instance ``r`` duplicates, confirmed by the equivalence checker."""
+        if r.instance_id in same:
+            return r.instance_id, "identical to an accepted instance"
+        if not same:
+            return None, None
+        model = CanonicalModel.from_bytes(zlib.decompress(r.instance["model"]))
+        for other in same:
+            result = check_equivalence(model, self._model(other), time_limit=EQUIV_TIME_LIMIT)
+            if result.verdict == UNDECIDED:  # equal fingerprints and no proof either way
+                return other, (f"same structural fingerprint as accepted instance {other[:16]}; "
+                               f"equivalence undecided in {EQUIV_TIME_LIMIT:g} s")
+            if result:
+                return other, f"equivalent to accepted instance {other[:16]} (certificate checked)"
+        self.collisions += 1
+        return None, None
+
     def due(self) -> bool:
         """Whether the buffer should be committed now."""
         return self.pending >= self.batch or (
@@ -327,6 +361,7 @@ class Writer:
                                       on_conflict="replace" if table == "verifications"
                                       else "ignore")
         self.rows.clear()
+        self.buffered_models.clear()
         self.pending = 0
         self.last_flush = time.monotonic()
 

@@ -95,13 +95,12 @@ def _mix_all(*parts: np.ndarray) -> np.ndarray:
     return _splitmix(h)
 
 
-class _Tokens:
-    """Tokens of every number of the normal form (and of its negation), in one call."""
+class Tokens:
+    """Tokens of every number of the normal form (and of its negation), in one call to ``fn``
+    (``quantize`` for fingerprints; a joint grouping of two models for the equivalence check)."""
 
     def __init__(self, nm: NormalizedModel, fn: object) -> None:
-        parts = {"lb": nm.lb, "ub": nm.ub, "c": nm.c, "rlo": nm.rlo, "rhi": nm.rhi,
-                 "-rlo": -nm.rlo, "-rhi": -nm.rhi, "a": nm.A.data, "-a": -nm.A.data,
-                 "qo": nm.qobj[2], "qr": nm.qrows[3], "-qr": -nm.qrows[3]}
+        parts = self.parts(nm)
         flat = fn(np.concatenate(list(parts.values())))  # type: ignore[operator]
         ends = np.cumsum([v.size for v in parts.values()])
         self.t = dict(zip(parts, np.split(flat, ends[:-1]), strict=True))
@@ -109,12 +108,20 @@ class _Tokens:
     def __getitem__(self, key: str) -> np.ndarray:
         return self.t[key]
 
+    @staticmethod
+    def parts(nm: NormalizedModel) -> dict[str, np.ndarray]:
+        """Every number the model graph uses, by role."""
+        return {"lb": nm.lb, "ub": nm.ub, "c": nm.c, "rlo": nm.rlo, "rhi": nm.rhi,
+                "-rlo": -nm.rlo, "-rhi": -nm.rhi, "a": nm.A.data, "-a": -nm.A.data,
+                "qo": nm.qobj[2], "qr": nm.qrows[3], "-qr": -nm.qrows[3]}
 
-def _distinct_rows(nm: NormalizedModel, tk: _Tokens) -> np.ndarray:
-    """Indices of normalised rows after merging exact duplicates (compared by token)."""
+
+def row_groups(nm: NormalizedModel, tk: Tokens) -> tuple[np.ndarray, np.ndarray]:
+    """(representatives, rep): exact duplicate rows (compared by token) grouped; ``rep[r]`` is the
+    representative of normalised row ``r`` and ``representatives`` lists them in row order."""
     R = nm.num_rows
     if R == 0:
-        return np.zeros(0, dtype=np.int64)
+        return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
     A = nm.A
     rows_of_nz = np.repeat(np.arange(R), np.diff(A.indptr))
     var_id = _splitmix(np.arange(nm.num_vars, dtype=np.uint64) + _U(1))
@@ -133,17 +140,22 @@ def _distinct_rows(nm: NormalizedModel, tk: _Tokens) -> np.ndarray:
     open_sign = (nm.kind == EQ0) | (nm.kind == RANGE)
     if open_sign.any():
         sig = np.where(open_sign, np.minimum(sig, signature("-", "-rhi", "-rlo")), sig)
-    _, first = np.unique(sig, return_index=True)
-    return np.sort(first)
+    _, first, inverse = np.unique(sig, return_index=True, return_inverse=True)
+    return np.sort(first), first[inverse.ravel()]
+
+
+def distinct_rows_by(nm: NormalizedModel, tk: Tokens) -> np.ndarray:
+    """Indices of normalised rows after merging exact duplicates (compared by token)."""
+    return row_groups(nm, tk)[0]
 
 
 def distinct_rows(nm: NormalizedModel) -> np.ndarray:
     """Indices of the normalised rows left once exact duplicates are merged."""
-    return _distinct_rows(nm, _Tokens(nm, quantize))
+    return distinct_rows_by(nm, Tokens(nm, quantize))
 
 
-def _graph(
-    nm: NormalizedModel, rows: np.ndarray, tk: _Tokens, exact: bool
+def model_graph(
+    nm: NormalizedModel, rows: np.ndarray, tk: Tokens, exact: bool
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Node colours and directed edge lists (src, dst, colour) of the model graph."""
     n = nm.num_vars
@@ -153,8 +165,8 @@ def _graph(
     if every_row:
         sub, a_tok, neg_a_tok = nm.A, tk["a"], tk["-a"]
     else:  # the tokens of the kept rows' coefficients
-        keep_nz = np.repeat(np.isin(np.arange(nm.num_rows), rows), np.diff(nm.A.indptr))
-        sub, a_tok, neg_a_tok = nm.A[rows], tk["a"][keep_nz], tk["-a"][keep_nz]
+        keep_nz = np.repeat(np.isin(np.arange(nm.num_rows), rows), nm.A.lengths())
+        sub, a_tok, neg_a_tok = nm.A.take(rows), tk["a"][keep_nz], tk["-a"][keep_nz]
     is_bin = nm.is_int & (nm.lb == 0) & (nm.ub == 1)
     vtype = np.where(is_bin, _T["bin"], np.where(nm.is_int, _T["int"], _T["cont"]))
     colors = [_mix_all(_full(n, "var"), vtype, tk["lb"], tk["ub"], tk["c"])]
@@ -232,23 +244,41 @@ def _graph(
     return np.concatenate(colors), np.concatenate([s, d]), np.concatenate([d, s]), np.tile(e, 2)
 
 
+class Refiner:
+    """Weisfeiler-Lehman colour refinement on a fixed edge list (sorted once, refined often)."""
+
+    def __init__(self, src: np.ndarray, dst: np.ndarray, ecol: np.ndarray) -> None:
+        order = np.argsort(dst, kind="stable")
+        self.src, self.ecol = src[order], ecol[order]
+        self.targets, self.starts = np.unique(dst[order], return_index=True)
+
+    def __call__(self, colors: np.ndarray, max_rounds: int = MAX_ROUNDS,
+                 split: int | None = None) -> np.ndarray:
+        """Refine until the number of colour classes stops growing.
+
+        With ``split``, nodes before it are one graph and the rest another: refinement stops
+        early once the two colour multisets provably differ (their wrapping sums differ).
+        """
+        classes = np.unique(colors).size
+        for _ in range(max_rounds):
+            agg = np.zeros(colors.size, dtype=np.uint64)
+            if self.src.size:
+                agg[self.targets] = np.add.reduceat(_combine(colors[self.src], self.ecol),
+                                                    self.starts)
+            colors = _combine(colors, agg)
+            if split is not None and colors[:split].sum() != colors[split:].sum():
+                break
+            new_classes = np.unique(colors).size
+            if new_classes == classes:
+                break
+            classes = new_classes
+        return colors
+
+
 def refine(colors: np.ndarray, src: np.ndarray, dst: np.ndarray, ecol: np.ndarray,
            max_rounds: int = MAX_ROUNDS) -> np.ndarray:
     """Weisfeiler-Lehman colour refinement until the number of colour classes stops growing."""
-    order = np.argsort(dst, kind="stable")
-    src, dst, ecol = src[order], dst[order], ecol[order]
-    targets, starts = np.unique(dst, return_index=True)
-    classes = np.unique(colors).size
-    for _ in range(max_rounds):
-        agg = np.zeros(colors.size, dtype=np.uint64)
-        if src.size:
-            agg[targets] = np.add.reduceat(_combine(colors[src], ecol), starts)
-        colors = _combine(colors, agg)
-        new_classes = np.unique(colors).size
-        if new_classes == classes:
-            break
-        classes = new_classes
-    return colors
+    return Refiner(src, dst, ecol)(colors, max_rounds)
 
 
 def _digest(kind: bytes, colors: np.ndarray, extra: np.ndarray) -> str:
@@ -259,8 +289,6 @@ def _digest(kind: bytes, colors: np.ndarray, extra: np.ndarray) -> str:
     return h.hexdigest()
 
 
-
-
 def fingerprints(model: CanonicalModel) -> tuple[str, str]:
     """(structural, formulation) fingerprints of ``model``, sharing one normalisation.
 
@@ -269,10 +297,10 @@ def fingerprints(model: CanonicalModel) -> tuple[str, str]:
     Formulation: the same graph with every number reduced to its sign.
     """
     nm = normalize(model)
-    exact = _Tokens(nm, quantize)
-    rows = _distinct_rows(nm, exact)
-    c1, s1, d1, e1 = _graph(nm, rows, exact, exact=True)
-    c2, s2, d2, e2 = _graph(nm, rows, _Tokens(nm, sign_class), exact=False)
+    exact = Tokens(nm, quantize)
+    rows = distinct_rows_by(nm, exact)
+    c1, s1, d1, e1 = model_graph(nm, rows, exact, exact=True)
+    c2, s2, d2, e2 = model_graph(nm, rows, Tokens(nm, sign_class), exact=False)
     # Both graphs are refined together as one disjoint union: the number of rounds is still a
     # function of the model alone, so both colourings stay invariant, at half the call count.
     off = c1.size

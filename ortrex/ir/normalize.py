@@ -6,7 +6,8 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 import numpy as np
-import scipy.sparse as sp
+
+from ortrex.ir.rows import RowMatrix
 
 if TYPE_CHECKING:
     from ortrex.ir.canonical import CanonicalModel
@@ -30,7 +31,7 @@ class NormalizedModel:
     c: np.ndarray
     constant: float
     qobj: tuple[np.ndarray, np.ndarray, np.ndarray]
-    A: sp.csr_matrix
+    A: RowMatrix
     kind: np.ndarray
     rlo: np.ndarray
     rhi: np.ndarray
@@ -97,9 +98,9 @@ def normalize(model: CanonicalModel, int_tol: float = 1e-9) -> NormalizedModel:
 
     free = (lo == -INF) & (hi == INF)
     rows = np.flatnonzero(~(empty | single | free))
-    sub = A[rows]
-    sub.sort_indices()
-    k_nnz = np.diff(sub.indptr)
+    # The canonical matrix keeps column indices sorted within rows, so the slice does too.
+    sub = RowMatrix(A.indptr, A.indices, A.data, model.num_vars).take(rows)
+    k_nnz = sub.lengths()
     s = np.zeros(rows.size)
     nz = k_nnz > 0
     if sub.nnz:
@@ -129,7 +130,7 @@ def normalize(model: CanonicalModel, int_tol: float = 1e-9) -> NormalizedModel:
     rlo[kind == EQ1] = 1.0
     rhi[kind == EQ1] = 1.0
     data = sub.data / np.repeat(d, k_nnz) + 0.0
-    A_norm = sp.csr_matrix((data, sub.indices.copy(), sub.indptr.copy()), shape=sub.shape)
+    A_norm = RowMatrix(sub.indptr, sub.indices, data, model.num_vars)
     qrows = (nr, ri[keep_q].copy(), rj[keep_q].copy(), rv[keep_q] / d[nr] + 0.0)
     return NormalizedModel(
         is_int=is_int,

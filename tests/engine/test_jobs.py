@@ -85,6 +85,45 @@ def test_duplicates_are_rejected_and_recorded(tmp_path: Path) -> None:
         assert w2.add(dataclasses.replace(twin, task=2), JobReport(spec.run_id))[1] == "duplicate"
 
 
+def test_fingerprint_collisions_are_confirmed_by_the_equivalence_checker(tmp_path: Path) -> None:
+    """A 6-cycle and two triangles share a WL fingerprint but are different models."""
+    from ortrex.engine.jobs import JobReport
+    from ortrex.store.records import instance_row
+    from ortrex.verifiers.equivalence_suite import (
+        SIX_CYCLE,
+        TWO_TRIANGLES,
+        disguise,
+        vertex_cover,
+    )
+
+    cycle, triangles = vertex_cover(SIX_CYCLE, 6), vertex_cover(TWO_TRIANGLES, 6)
+    assert cycle.structural_fingerprint == triangles.structural_fingerprint
+    spec = JobSpec(("knapsack_01",), 5)
+    rec = to_record(run_task("knapsack_01", "small", 0, 0, 10.0))
+
+    def record(model: object, task: int) -> object:
+        row = instance_row(model)  # type: ignore[arg-type]
+        return dataclasses.replace(rec, task=task, instance_id=row["id"],
+                                   structural_fp=row["structural_fp"],
+                                   instance={**rec.instance, **row, "status": None})
+
+    with Store(tmp_path / "c.duckdb", create=True) as s:
+        w, rep = Writer(s, spec), JobReport(spec.run_id)
+        assert w.add(record(cycle, 0), rep) == (True, None)
+        assert w.add(record(triangles, 1), rep) == (True, None)
+        assert w.collisions == 1
+        w.flush()
+        # After the flush the accepted models come from the store.
+        w2 = Writer(s, spec)
+        assert w2.add(record(disguise(triangles, 3), 2), rep) == (False, "duplicate")
+        assert w2.add(record(disguise(cycle, 4), 3), rep) == (False, "duplicate")
+        w2.flush()
+        rows = s.query("SELECT duplicate_of, reject_detail FROM instances "
+                       "WHERE reject_reason = 'duplicate' ORDER BY duplicate_of").rows()
+        assert sorted(d for d, _ in rows) == sorted([cycle.content_hash, triangles.content_hash])
+        assert all("certificate checked" in detail for _, detail in rows)
+
+
 def test_rows_lineage_and_stored_solutions(tmp_path: Path) -> None:
     spec = JobSpec(FAMILIES, 10, seed=1)
     with Store(tmp_path / "l.duckdb", create=True) as s:

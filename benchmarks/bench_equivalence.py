@@ -1,0 +1,306 @@
+"""Equivalence-checker benchmarks: bench4opt programs, a labelled suite, symmetry, scale.
+
+1. Every bench4opt / bench4opt_feasible ``reference_code`` is run in a temporary directory with
+   its data file; the ``model.lp`` it writes is compared with its ``reference_lp_path``.
+   Expected: all equivalent except bench4opt 32, 144, 145, 206, 380, 381 (feasible: 380, 381).
+2. A labelled suite of pairs built from the shared reference LPs by transformations of known
+   answer: accuracy per class (undecided counts as wrong) and pairs/s, in memory and through
+   ``ortrex equiv --pairs`` on files written by Gurobi's LP writer.
+3. Symmetric models against a permuted copy and a near miss.
+4. A random MILP with 1,000,000 nonzeros against a permuted, rescaled copy (fresh process:
+   seconds and peak RSS; goal < 10 s and < 2 GB).
+
+Reference: ORGEval's checker takes a median 2.7 ms (max 49 ms) per pair on the 394 bench4opt
+references (../shared/reference/or_prior_work.md).
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import io
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from collections import Counter
+from pathlib import Path
+
+import numpy as np
+from rich.console import Console
+from rich.table import Table
+
+from ortrex.ir.formats import read_model, to_gurobi
+from ortrex.paths import benchmarks_dir, reference_lp_dirs
+from ortrex.verifiers.equivalence import EQUIVALENT, check_equivalence
+from ortrex.verifiers.equivalence_suite import (
+    DIFFERENT_CLASSES,
+    EQUIVALENT_CLASSES,
+    assignment,
+    bin_packing,
+    disguise,
+    labelled_pairs,
+    symmetric_cases,
+    vertex_cover,
+)
+
+console = Console(width=150)
+EXPECTED_DIFFERENT = {"bench4opt": {32, 144, 145, 206, 380, 381},
+                      "bench4opt_feasible": {380, 381}}
+
+
+# ---------------------------------------------------------------- 1. bench4opt programs
+def run_program(code: str, data: Path, workdir: Path) -> Path | None:
+    """Run one reference program in ``workdir`` (it reads data.json and writes model.lp)."""
+    shutil.copy(data, workdir / "data.json")
+    cwd = os.getcwd()
+    os.chdir(workdir)
+    try:
+        with contextlib.redirect_stdout(io.StringIO()):
+            exec(compile(code, "reference_code", "exec"), {"__name__": "__main__"})
+    except Exception as exc:  # a program that fails is reported, not fatal
+        console.print(f"[red]program failed[/] in {workdir}: {type(exc).__name__}: {exc}")
+    finally:
+        os.chdir(cwd)
+    lp = workdir / "model.lp"
+    return lp if lp.exists() else None
+
+
+def bench_programs(root: Path, name: str) -> dict[str, object]:
+    items = [json.loads(line) for line in (root / name / "test.jsonl").open()]
+    times, verdicts, unexpected = [], Counter(), []
+    different = []
+    with tempfile.TemporaryDirectory() as tmp:
+        for k, item in enumerate(items):
+            work = Path(tmp) / str(k)
+            work.mkdir()
+            lp = run_program(item["reference_code"], root / name / item["data_path"], work)
+            number = int(item["id"].rsplit("_", 1)[1])
+            if lp is None:
+                verdicts["no model.lp"] += 1
+                unexpected.append((number, "no model.lp"))
+                continue
+            t0 = time.perf_counter()
+            r = check_equivalence(lp, root / name / item["reference_lp_path"], time_limit=60)
+            times.append(time.perf_counter() - t0)
+            verdicts[r.verdict] += 1
+            expect_eq = number not in EXPECTED_DIFFERENT[name]
+            if (r.verdict == EQUIVALENT) != expect_eq or r.verdict == "undecided":
+                unexpected.append((number, f"{r.verdict}: {r.reason}"))
+            if r.verdict != EQUIVALENT:
+                different.append((number, r.reason))
+    t = np.array(times)
+    return {"set": name, "items": len(items), "verdicts": dict(verdicts),
+            "unexpected": unexpected, "different": different,
+            "pairs_per_s": len(t) / t.sum(), "median_ms": float(np.median(t) * 1e3),
+            "max_ms": float(t.max() * 1e3)}
+
+
+# ---------------------------------------------------------------- 2. labelled suite
+def shared_models() -> list:
+    seen = {}
+    for d in reference_lp_dirs():
+        for f in sorted(d.glob("*.lp")):
+            m = read_model(f)
+            seen.setdefault(m.content_hash, m)
+    return list(seen.values())
+
+
+def bench_suite(models: list, seed: int, workers: int) -> dict[str, object]:
+    t0 = time.perf_counter()
+    pairs = labelled_pairs(models, seed=seed)
+    build_s = time.perf_counter() - t0
+    right, total, undecided = Counter(), Counter(), 0
+    wrong = []
+    t0 = time.perf_counter()
+    for p in pairs:
+        r = check_equivalence(p.a, p.b, time_limit=60)
+        undecided += r.verdict == "undecided"
+        ok = r.verdict != "undecided" and (r.verdict == EQUIVALENT) == p.equivalent
+        total[p.cls] += 1
+        right[p.cls] += ok
+        if not ok:
+            wrong.append((p.cls, p.a.name, r.verdict, r.reason))
+    check_s = time.perf_counter() - t0
+    files = bench_suite_files(pairs, workers)
+    return {"pairs": len(pairs), "build_s": build_s, "right": right, "total": total,
+            "wrong": wrong, "undecided": undecided, "pairs_per_s": len(pairs) / check_s,
+            "files": files}
+
+
+def bench_suite_files(pairs: list, workers: int) -> dict[str, object]:
+    """The suite as files (A and B written by Gurobi's LP writer) through ``equiv --pairs``."""
+    import gurobipy as gp
+
+    env = gp.Env(empty=True)
+    env.setParam("OutputFlag", 0)
+    env.start()
+    with tempfile.TemporaryDirectory() as tmp:
+        d = Path(tmp)
+        lines, labels, written = [], [], {}
+        for k, p in enumerate(pairs):
+            for side, model in (("a", p.a), ("b", p.b)):
+                key = id(model)
+                if key not in written:
+                    path = d / f"{side}{k}.lp"
+                    g = to_gurobi(model, env)
+                    g.write(str(path))
+                    g.dispose()
+                    written[key] = path.name
+            lines.append({"a": written[id(p.a)], "b": written[id(p.b)], "cls": p.cls,
+                          "expect": p.equivalent})
+            labels.append(p)
+        pairs_file = d / "pairs.jsonl"
+        pairs_file.write_text("".join(json.dumps(x) + "\n" for x in lines))
+        out = d / "out.jsonl"
+        t0 = time.perf_counter()
+        proc = subprocess.run([sys.executable, "-m", "ortrex", "equiv", "--pairs",
+                               str(pairs_file), "--workers", str(workers), "--output", str(out)],
+                              capture_output=True, text=True)
+        wall = time.perf_counter() - t0
+        if proc.returncode != 0:
+            raise SystemExit(f"ortrex equiv --pairs failed: {proc.stderr}")
+        recs = [json.loads(x) for x in out.read_text().splitlines()]
+    right, wrong = Counter(), []
+    for rec in recs:
+        ok = rec["verdict"] in ("equivalent", "not_equivalent") and (
+            (rec["verdict"] == EQUIVALENT) == rec["expect"])
+        right[rec["cls"]] += ok
+        if not ok:
+            wrong.append((rec["cls"], rec["a"], rec["verdict"], rec["reason"]))
+    env.dispose()
+    return {"pairs": len(recs), "wall_s": wall, "pairs_per_s": len(recs) / wall,
+            "right": right, "wrong": wrong, "workers": workers}
+
+
+# ---------------------------------------------------------------- 3. symmetric models
+def bench_symmetric() -> list[tuple[str, str, str, float, str]]:
+    rows = []
+    cases = symmetric_cases()
+    n = 400
+    one = vertex_cover([(i, (i + 1) % n) for i in range(n)], n)
+    h = n // 2
+    two = vertex_cover([(i, (i + 1) % h) for i in range(h)]
+                       + [(h + i, h + (i + 1) % h) for i in range(h)], n)
+    big_bp = bin_packing([float(k % 7 + 1) for k in range(40)], 25, 10.0)
+    cases += [("assignment 30x30, equal costs", assignment(30), None),
+              ("bin packing, 40 items, 25 identical bins", big_bp, None),
+              ("vertex cover of a 400-cycle vs two 200-cycles", one, two)]
+    for name, model, miss in cases:
+        for what, other, expect in (("permuted copy", disguise(model, 1), EQUIVALENT),
+                                    ("near miss", miss, "not_equivalent")):
+            if other is None:
+                continue
+            t0 = time.perf_counter()
+            r = check_equivalence(model, other, time_limit=60)
+            rows.append((name, what, r.verdict, (time.perf_counter() - t0) * 1e3,
+                         "ok" if r.verdict == expect else "WRONG"))
+    return rows
+
+
+# ---------------------------------------------------------------- 4. scale
+SCALE_CHILD = r"""
+import json, resource, sys, time
+from ortrex.verifiers.equivalence import check_equivalence
+from ortrex.verifiers.equivalence_suite import disguise, random_milp
+nnz = int(sys.argv[1])
+a = random_milp(nnz, seed=1)
+b = disguise(a, 2)
+t0 = time.perf_counter()
+r = check_equivalence(a, b)
+t1 = time.perf_counter()
+print(json.dumps({"nnz": a.nnz, "n_vars": a.num_vars, "n_rows": a.num_rows,
+                  "verdict": r.verdict, "seconds": t1 - t0, "timings": r.timings,
+                  "peak_rss_mib": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}))
+"""
+
+
+def bench_scale(nnz: int) -> dict[str, object]:
+    out = subprocess.run([sys.executable, "-c", SCALE_CHILD, str(nnz)], capture_output=True,
+                         text=True, check=True)
+    return json.loads(out.stdout)
+
+
+# ---------------------------------------------------------------- report
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--sections", default="1234", help="which sections to run (default 1234)")
+    ap.add_argument("--nnz", type=int, default=1_000_000, help="size of the scale test")
+    ap.add_argument("--workers", type=int, default=os.cpu_count() or 1)
+    ap.add_argument("--seed", type=int, default=0)
+    args = ap.parse_args()
+    root = benchmarks_dir()
+    if root is None and set(args.sections) & {"1", "2"}:
+        raise SystemExit("../shared/benchmarks not found (set ORTREX_BENCHMARKS)")
+
+    if "1" in args.sections:
+        t = Table(title="1. bench4opt reference programs vs reference LPs")
+        for col in ("set", "items", "equivalent", "not equivalent", "unexpected",
+                    "pairs/s", "median ms", "max ms"):
+            t.add_column(col, justify="left" if col == "set" else "right")
+        details = []
+        for name in ("bench4opt", "bench4opt_feasible"):
+            r = bench_programs(root, name)  # type: ignore[arg-type]
+            v = r["verdicts"]
+            t.add_row(name, str(r["items"]), str(v.get("equivalent", 0)),
+                      str(v.get("not_equivalent", 0)), str(len(r["unexpected"])),
+                      f"{r['pairs_per_s']:.0f}", f"{r['median_ms']:.2f}", f"{r['max_ms']:.1f}")
+            details += [(name, n, why) for n, why in r["different"]]
+            details += [(name, n, f"UNEXPECTED {why}") for n, why in r["unexpected"]]
+        t.caption = "times include reading both LP files; ORGEval: median 2.7 ms, max 49 ms"
+        console.print(t)
+        d = Table(title="not equivalent, and why")
+        for col in ("set", "item", "reason"):
+            d.add_column(col)
+        for name, n, why in details:
+            d.add_row(name, str(n), why)
+        console.print(d)
+
+    if "2" in args.sections:
+        models = shared_models()
+        r = bench_suite(models, args.seed, args.workers)
+        f = r["files"]
+        t = Table(title=f"2. labelled suite: {r['pairs']} pairs from {len(models)} distinct "
+                        "shared models")
+        for col in ("class", "label", "pairs", "in memory", "via files (Gurobi LP)"):
+            t.add_column(col, justify="left" if col in ("class", "label") else "right")
+        for cls in EQUIVALENT_CLASSES + DIFFERENT_CLASSES:
+            n = r["total"][cls]
+            label = "equivalent" if cls in EQUIVALENT_CLASSES else "not equivalent"
+            t.add_row(cls, label, str(n), f"{r['right'][cls] / max(n, 1):.1%}",
+                      f"{f['right'][cls] / max(n, 1):.1%}")
+        t.caption = (f"in memory: {r['pairs_per_s']:.0f} pairs/s (1 process); via "
+                     f"`ortrex equiv --pairs`: {f['pairs_per_s']:.0f} pairs/s with "
+                     f"{f['workers']} workers, reading both files, process start included; "
+                     f"undecided: {r['undecided']}")
+        console.print(t)
+        for cls, name, verdict, why in (r["wrong"] + f["wrong"])[:20]:
+            console.print(f"[red]wrong[/] {cls} {name}: {verdict}: {why}")
+
+    if "3" in args.sections:
+        t = Table(title="3. symmetric models")
+        for col in ("model", "against", "verdict", "ms", "check"):
+            t.add_column(col, justify="right" if col == "ms" else "left")
+        for name, what, verdict, ms, ok in bench_symmetric():
+            t.add_row(name, what, verdict, f"{ms:.1f}", ok)
+        console.print(t)
+
+    if "4" in args.sections:
+        r = bench_scale(args.nnz)
+        t = Table(title="4. scale: random MILP vs permuted, rescaled copy (fresh process)")
+        for col in ("nonzeros", "vars x rows", "verdict", "check s", "normalise s", "colour s",
+                    "search s", "peak RSS MiB"):
+            t.add_column(col, justify="right")
+        tm = r["timings"]
+        t.add_row(f"{r['nnz']:,}", f"{r['n_vars']:,} x {r['n_rows']:,}", r["verdict"],
+                  f"{r['seconds']:.2f}", f"{tm['normalise']:.2f}", f"{tm.get('colour', 0):.2f}",
+                  f"{tm.get('search', 0):.2f}", f"{r['peak_rss_mib']:.0f}")
+        t.caption = "goal: < 10 s and < 2 GB (RSS includes building both models)"
+        console.print(t)
+
+
+if __name__ == "__main__":
+    main()

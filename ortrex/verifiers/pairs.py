@@ -1,0 +1,175 @@
+"""Batch equivalence checks: a JSONL file of pairs in, one JSON result per pair out, in order.
+
+Pairs are checked in a few long-lived worker processes (no process start per pair), in chunks,
+with a bounded window of chunks in flight so that results stream out in input order. A pair
+that cannot be checked (a missing or malformed file, an unsupported construct) yields an error
+record and the run goes on.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from collections import Counter, deque
+from collections.abc import Callable, Iterable, Iterator
+from concurrent.futures import Future, ProcessPoolExecutor
+from dataclasses import dataclass, field
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+from ortrex.ir.canonical import CanonicalModel
+from ortrex.ir.formats import ModelFileError, UnsupportedModelError, read_model
+from ortrex.verifiers.equivalence import check_equivalence
+
+ERROR = "error"
+CHUNK = 8  # pairs per task: amortises inter-process traffic, keeps the order window small
+
+
+@dataclass
+class Pair:
+    """One input line: its number, the two paths (resolved) and the fields passed through."""
+
+    line: int
+    a: str | None
+    b: str | None
+    fields: dict[str, Any]
+    error: str | None = None
+
+
+@dataclass
+class PairsReport:
+    """Counts per verdict and the time taken."""
+
+    verdicts: Counter[str] = field(default_factory=Counter)
+    seconds: float = 0.0
+    worker_pids: set[int] = field(default_factory=set)  # processes that checked pairs
+
+    @property
+    def pairs(self) -> int:
+        """Pairs processed."""
+        return sum(self.verdicts.values())
+
+
+def read_pairs(path: Path) -> Iterator[Pair]:
+    """Parse a pairs file lazily; relative model paths are relative to the pairs file."""
+    base = path.parent
+    with open(path, encoding="utf-8") as f:
+        for number, text in enumerate(f, start=1):
+            if not text.strip():
+                continue
+            where = f"{path}:{number}"
+            try:
+                obj = json.loads(text)
+            except json.JSONDecodeError as exc:
+                yield Pair(number, None, None, {}, f"{where}: not valid JSON ({exc.msg})")
+                continue
+            if not isinstance(obj, dict):
+                yield Pair(number, None, None, {}, f"{where}: expected a JSON object")
+                continue
+            missing = [k for k in ("a", "b") if not isinstance(obj.get(k), str) or not obj[k]]
+            if missing:
+                yield Pair(number, None, None, obj,
+                           f"{where}: field {missing[0]!r} must be a model file path")
+                continue
+            a, b = (str(p if (p := Path(obj[k])).is_absolute() else base / p) for k in "ab")
+            yield Pair(number, a, b, obj)
+
+
+@lru_cache(maxsize=64)
+def _read_cached(path: str, mtime_ns: int, size: int) -> CanonicalModel:
+    return read_model(path)
+
+
+def _model(path: str) -> CanonicalModel:
+    """A parsed model, cached per worker (one reference is often compared with many files)."""
+    try:
+        st = os.stat(path)
+    except OSError as exc:
+        raise ModelFileError(path, f"cannot read: {exc.strerror or exc}") from None
+    return _read_cached(path, st.st_mtime_ns, st.st_size)
+
+
+def check_pair(a: str, b: str, rel_tol: float, time_limit: float | None,
+               certificate: bool) -> dict[str, Any]:
+    """The result record of one pair (an error record for bad input)."""
+    t0 = time.perf_counter()
+    try:
+        result = check_equivalence(_model(a), _model(b), rel_tol=rel_tol, time_limit=time_limit)
+    except (ModelFileError, UnsupportedModelError) as exc:
+        return {"verdict": ERROR, "reason": str(exc), "seconds": time.perf_counter() - t0}
+    except Exception as exc:  # one broken pair must not stop a batch; say what broke
+        return {"verdict": ERROR, "reason": f"internal error: {type(exc).__name__}: {exc}",
+                "seconds": time.perf_counter() - t0}
+    out = result.to_dict(certificate=certificate)
+    out["seconds"] = time.perf_counter() - t0
+    return out
+
+
+def _check_chunk(chunk: list[tuple[str, str]], rel_tol: float, time_limit: float | None,
+                 certificate: bool) -> tuple[int, list[dict[str, Any]]]:
+    return os.getpid(), [check_pair(a, b, rel_tol, time_limit, certificate) for a, b in chunk]
+
+
+def _chunks(pairs: Iterable[Pair], size: int) -> Iterator[list[Pair]]:
+    chunk: list[Pair] = []
+    for p in pairs:
+        chunk.append(p)
+        if len(chunk) == size:
+            yield chunk
+            chunk = []
+    if chunk:
+        yield chunk
+
+
+def _record(p: Pair, result: dict[str, Any] | None) -> dict[str, Any]:
+    if result is None:
+        result = {"verdict": ERROR, "reason": p.error}
+    return {**p.fields, "line": p.line, **result}
+
+
+def run_pairs(pairs: Iterable[Pair], emit: Callable[[dict[str, Any]], None], *,
+              workers: int = 1, rel_tol: float = 1e-6, time_limit: float | None = None,
+              certificate: bool = False) -> PairsReport:
+    """Check every pair, calling ``emit`` with each result record in input order."""
+    report = PairsReport()
+    t0 = time.perf_counter()
+
+    def out(p: Pair, result: dict[str, Any] | None) -> None:
+        rec = _record(p, result)
+        report.verdicts[rec["verdict"]] += 1
+        emit(rec)
+
+    def work(chunk: list[Pair]) -> list[tuple[str, str]]:
+        return [(p.a, p.b) for p in chunk if p.error is None]  # type: ignore[misc]
+
+    def merge(chunk: list[Pair], done: tuple[int, list[dict[str, Any]]]) -> None:
+        pid, results = done
+        if results:
+            report.worker_pids.add(pid)
+        it = iter(results)
+        for p in chunk:
+            out(p, None if p.error is not None else next(it))
+
+    if workers <= 1:
+        for chunk in _chunks(pairs, CHUNK):
+            merge(chunk, _check_chunk(work(chunk), rel_tol, time_limit, certificate))
+    else:
+        window: deque[tuple[list[Pair], Future[tuple[int, list[dict[str, Any]]]]]] = deque()
+        with ProcessPoolExecutor(max_workers=workers) as pool:
+            for chunk in _chunks(pairs, CHUNK):
+                window.append((chunk, pool.submit(_check_chunk, work(chunk), rel_tol,
+                                                  time_limit, certificate)))
+                if len(window) >= 4 * workers:
+                    merge(*_take(window))
+            while window:
+                merge(*_take(window))
+    report.seconds = time.perf_counter() - t0
+    return report
+
+
+def _take(window: deque[tuple[list[Pair], Future[tuple[int, list[dict[str, Any]]]]]]
+          ) -> tuple[list[Pair], tuple[int, list[dict[str, Any]]]]:
+    chunk, fut = window.popleft()
+    return chunk, fut.result()
