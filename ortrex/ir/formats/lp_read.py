@@ -15,7 +15,9 @@ BIG = 1e30  # bounds and right-hand sides at or beyond this magnitude are infini
 _TOKEN = re.compile(
     r"->|=[<>]|[<>]=?|=|[-+*/^:\[\]]"
     r"|(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?"
-    r"|[^\s<>=+\-*/^:\[\]\\][^\s<>=+\-*/^:\\]*"
+    # A name may hold bracketed parts (x[0,1], a[2][3]) but never an unmatched "]": in "y]"
+    # the bracket closes a quadratic term.
+    r"|[^\s<>=+\-*/^:\[\]\\](?:[^\s<>=+\-*/^:\\\[\]]|\[[^\s\]]*\])*"
 )
 _SENSES = {"<=": "<=", "=<": "<=", "<": "<=", ">=": ">=", "=>": ">=", ">": ">=", "=": "="}
 _OPS = frozenset(("->", "+", "-", "*", "/", "^", ":", "[", "]", *_SENSES))
@@ -87,11 +89,6 @@ def _split_sections(text: str, path: str) -> tuple[list[_Section], str]:
                 path, f"expected Minimize or Maximize before {line.strip()[:40]!r}", lineno
             )
         toks = findall(line)
-        for k, t in enumerate(toks):
-            if "]" in t and t[0] != "]" and t.count("]") > t.count("["):
-                # "y]" closing a quadratic bracket: split the bracket off the name.
-                stripped = t.rstrip("]")
-                toks[k: k + 1] = [stripped] + ["]"] * (len(t) - len(stripped))
         current.toks.extend(toks)
         current.lines.extend([lineno] * len(toks))
     if not sections or sections[0].kind not in ("min", "max"):
