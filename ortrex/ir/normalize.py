@@ -99,7 +99,9 @@ def normalize(model: CanonicalModel, int_tol: float = 1e-9) -> NormalizedModel:
     free = (lo == -INF) & (hi == INF)
     rows = np.flatnonzero(~(empty | single | free))
     # The canonical matrix keeps column indices sorted within rows, so the slice does too.
-    sub = RowMatrix(A.indptr, A.indices, A.data, model.num_vars).take(rows)
+    sub = RowMatrix(A.indptr, A.indices, A.data, model.num_vars)
+    if rows.size < model.num_rows:
+        sub = sub.take(rows)
     k_nnz = sub.lengths()
     s = np.zeros(rows.size)
     nz = k_nnz > 0
