@@ -1,0 +1,72 @@
+"""Generated gurobipy and highspy programs, run in the sandbox, rebuild the instance exactly."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import numpy as np
+import pytest
+
+from ortrex.engine.families import REGISTRY
+from ortrex.ir.formats import loads
+from ortrex.render.data import data_json, dumps_json, literal, number, python_name
+from ortrex.render.program import (
+    OBJECTIVE_TAG,
+    gurobipy_program,
+    highspy_program,
+    parse_output,
+)
+from ortrex.verifiers.equivalence import check_equivalence
+from ortrex.verifiers.sandbox import Job, Sandbox
+from ortrex.verifiers.solvers import objectives_agree, solve_highs
+
+
+@pytest.fixture(scope="module")
+def sandbox() -> Iterator[Sandbox]:
+    with Sandbox() as sb:
+        yield sb
+
+
+@pytest.mark.parametrize("family", sorted(REGISTRY))
+def test_programs_rebuild_the_instance(family: str, sandbox: Sandbox) -> None:
+    sm = REGISTRY[family].sample(np.random.default_rng(11), "small")
+    instance = sm.ground()
+    ref = solve_highs(instance)
+    assert ref.status.value == "optimal"
+    for make in (gurobipy_program, highspy_program):
+        for mode in ("literal", "json"):
+            prog = make(sm, mode)
+            files = {"data.json": dumps_json(data_json(sm))} if mode == "json" else {}
+            r = sandbox.run(Job(prog.code, files))
+            assert r.status == "ok", (prog.solver, mode, r.stderr[-2000:])
+            status, objective = parse_output(r.stdout)
+            assert status == "optimal" and objective is not None
+            assert objectives_agree(objective, ref.objective), (prog.solver, mode)
+            assert r.captured is not None
+            captured = loads(r.captured.decode(), "mps")
+            verdict = check_equivalence(instance, captured)
+            assert verdict.verdict == "equivalent", (prog.solver, mode, verdict.reason)
+
+
+def test_a_literal_program_does_not_read_files(sandbox: Sandbox) -> None:
+    sm = REGISTRY["transportation"].sample(np.random.default_rng(1), "small")
+    assert "open(" not in gurobipy_program(sm).code
+    r = sandbox.run(Job(gurobipy_program(sm, "json").code))  # data.json missing
+    assert r.status == "error" and "FileNotFoundError" in r.stderr
+
+
+def test_parse_output() -> None:
+    assert parse_output(f"noise\n{OBJECTIVE_TAG}: 12.5\n") == ("optimal", 12.5)
+    assert parse_output("STATUS: 3\n") == ("3", None)
+    assert parse_output("STATUS: Infeasible\n") == ("infeasible", None)
+    assert parse_output("hello") == ("no_output", None)
+    assert parse_output(f"{OBJECTIVE_TAG}: abc") == ("bad_output", None)
+
+
+def test_numbers_and_literals_read_back_exactly() -> None:
+    for v in (0.1, 1 / 3, 12.0, -7.25, 1e-5, 123456789.0, 2.5e17):
+        assert float(number(v)) == v
+    assert number(3.0) == "3" and number(2.0, integer=True) == "2"
+    assert literal([[1.0, 2.5], [3.0, 0.1]]) == "[[1, 2.5], [3, 0.1]]"
+    assert eval(literal([float("inf")])) == [float("inf")]  # noqa: S307 - our own literal
+    assert python_name("class") == "class_" and python_name("2x") == "_2x"
