@@ -308,6 +308,35 @@ class SemanticModel:
         """Parse the JSON text of :meth:`dumps`."""
         return cls.from_json(json.loads(text))
 
+    def position_params(self) -> dict[str, str]:
+        """Parameters holding positions in a set (read by ``link`` conditions: the head node of
+        an arc, ...) and that set. People read and write them as element labels."""
+        out: dict[str, str] = {}
+
+        def visit(conds: Iterable[Cond], sets: dict[str, str]) -> None:
+            for c in conds:
+                if c.op == "link" and c.b in sets and c.param:
+                    out[c.param] = sets[c.b]
+
+        def walk(e: Expr | float, bound: dict[str, str]) -> None:
+            if isinstance(e, Sum):
+                inner = {**bound, e.index: e.over}
+                visit(e.where, inner)
+                walk(e.body, inner)
+            elif isinstance(e, Expr):
+                for child in e.children():
+                    walk(child, bound)
+
+        for c in self.constraints:
+            bound = dict(c.forall)
+            visit(c.where, bound)
+            walk(c.lhs, bound)
+            walk(c.rhs, bound)
+        for v in self.variables:
+            visit(v.where, dict(v.dims))
+        walk(self.objective.expr, {})
+        return out
+
     # ------------------------------------------------------------------ views
     def latex(self) -> str:
         """The formulation in LaTeX: sets, parameters, variables, objective, constraints."""

@@ -42,11 +42,19 @@ def python_name(name: str) -> str:
     return ident + "_" if keyword.iskeyword(ident) else ident
 
 
-def _nested(p: Parameter, sets: dict[str, tuple[str, ...]]) -> Any:
-    """Label-keyed nested dicts of a parameter (a scalar stays a number)."""
+def link_params(sm: SemanticModel) -> dict[str, str]:
+    """Parameters that hold positions in a set, and that set (see ``position_params``)."""
+    return sm.position_params()
+
+
+def _nested(p: Parameter, sets: dict[str, tuple[str, ...]], target: str | None = None) -> Any:
+    """Label-keyed nested dicts of a parameter (a scalar stays a number; a position parameter
+    holds the element labels of ``target``)."""
     def build(arr: np.ndarray, depth: int) -> Any:
         if depth == len(p.index):
             v = float(arr)
+            if target is not None:
+                return sets[target][int(v)]
             return int(v) if (p.integer or v == int(v)) and math.isfinite(v) else v
         return {e: build(arr[k], depth + 1) for k, e in enumerate(sets[p.index[depth]])}
     return build(np.asarray(p.values, dtype=float), 0)
@@ -55,8 +63,9 @@ def _nested(p: Parameter, sets: dict[str, tuple[str, ...]]) -> Any:
 def data_json(sm: SemanticModel) -> dict[str, Any]:
     """The instance data as ``{"sets": {name: [labels]}, "parameters": {name: nested}}``."""
     sets = {s.name: s.elements for s in sm.sets}
+    links = link_params(sm)
     return {"sets": {s.name: list(s.elements) for s in sm.sets},
-            "parameters": {p.name: _nested(p, sets) for p in sm.params}}
+            "parameters": {p.name: _nested(p, sets, links.get(p.name)) for p in sm.params}}
 
 
 def dumps_json(obj: Any) -> str:
@@ -73,9 +82,11 @@ def parameter_csv(p: Parameter, sm: SemanticModel) -> str:
     w = csv.writer(buf, lineterminator="\n")
     w.writerow(header)
     arr = np.asarray(p.values, dtype=float)
+    target = link_params(sm).get(p.name)
     for pos in np.ndindex(arr.shape):
         labels = [sets[s].elements[k] for s, k in zip(p.index, pos, strict=True)]
-        w.writerow([*labels, number(arr[pos], p.integer)])
+        value = sets[target].elements[int(arr[pos])] if target else number(arr[pos], p.integer)
+        w.writerow([*labels, value])
     return buf.getvalue()
 
 

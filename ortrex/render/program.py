@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 from ortrex.ir.expr import Add, Cond, Const, Expr, Idx, Mul, Neg, Param, Sum, Var, as_expr, expand
 from ortrex.ir.semantic import SemanticModel, VariableFamily
-from ortrex.render.data import literal, python_name
+from ortrex.render.data import link_params, literal, python_name
 
 OBJECTIVE_TAG = "OPTIMAL_OBJECTIVE"
 STATUS_TAG = "STATUS"
@@ -153,6 +153,7 @@ class _Emitter:
 # ---------------------------------------------------------------- shared pieces
 def _data_block(sm: SemanticModel, names: _Names, mode: str) -> list[str]:
     out: list[str] = []
+    links = link_params(sm)
     if mode == "json":
         out += ['with open("data.json", encoding="utf-8") as f:', "    data = json.load(f)", "",
                 "", "def table(values, *sets):",
@@ -163,13 +164,21 @@ def _data_block(sm: SemanticModel, names: _Names, mode: str) -> list[str]:
             out.append(f'{names.set(s.name)} = data["sets"]["{s.name}"]  # {s.entity}s')
         for p in sm.params:
             args = "".join(f", {names.set(i)}" for i in p.index)
-            out.append(f'{names.param(p.name)} = table(data["parameters"]["{p.name}"]{args})'
-                       f"  # {p.description}")
+            value = f'table(data["parameters"]["{p.name}"]{args})'
+            if p.name in links:  # element labels -> positions in their set
+                value = f"[{names.set(links[p.name])}.index(e) for e in {value}]"
+            out.append(f"{names.param(p.name)} = {value}  # {p.description}")
         return out
     for s in sm.sets:
         out.append(f"{names.set(s.name)} = {list(s.elements)!r}  # {s.entity}s")
     for p in sm.params:
         out.append(f"# {p.description}" + (f" ({p.unit})" if p.unit else ""))
+        if p.name in links and len(p.index) == 1:  # written as labels, used as positions
+            target = sm.set_map[links[p.name]]
+            labels = [target.elements[int(v)] for v in p.values]
+            out.append(f"{names.param(p.name)} = [{names.set(target.name)}.index(e) for e in "
+                       f"{labels!r}]")
+            continue
         out.append(f"{names.param(p.name)} = {literal(p.values, integer=p.integer)}")
     return out
 

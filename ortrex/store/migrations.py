@@ -36,11 +36,20 @@ def _v2(conn: duckdb.DuckDBPyConnection) -> None:
         "PRIMARY KEY (id))")
 
 
+def _v3(conn: duckdb.DuckDBPyConnection) -> None:
+    for col, typ in (("statement", "VARCHAR"), ("style", "VARCHAR"), ("solver", "VARCHAR"),
+                     ("messages", "JSON"), ("status", "VARCHAR"), ("reject_reason", "VARCHAR"),
+                     ("reject_detail", "VARCHAR"), ("objective", "DOUBLE"),
+                     ("minhash", "BLOB")):
+        conn.execute(f"ALTER TABLE documents ADD COLUMN {col} {typ}")
+
+
 # Forward migrations, in order. A new store is created at SCHEMA_VERSION directly from the
 # table definitions; a store stamped with an older version gets every later step here, each
 # written as explicit DDL so it keeps working when the table definitions move on.
 MIGRATIONS: list[Migration] = [
     Migration(2, "generation outcomes, solution vectors, run tasks", _v2),
+    Migration(3, "document verification outcomes, statements, messages, MinHash", _v3),
 ]
 
 # The tables of schema v1 as they were created, for building old stores (tests, tools).

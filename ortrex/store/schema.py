@@ -13,7 +13,7 @@ from typing import Any
 import sqlalchemy as sa
 from sqlmodel import Field, SQLModel
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 
 
 def _double(**kw: Any) -> Any:
@@ -130,6 +130,16 @@ class Document(SQLModel, table=True):
     template: str | None = None
     created_at: datetime
     run_id: str | None = None
+    # v3: verification outcome, the statement as a reader sees it, SFT messages, dedup data.
+    statement: str | None = None
+    style: str | None = None
+    solver: str | None = None
+    messages: list | None = _json(default=None)
+    status: str | None = None
+    reject_reason: str | None = None
+    reject_detail: str | None = None
+    objective: float | None = _double(default=None)
+    minhash: bytes | None = Field(default=None, sa_type=sa.LargeBinary)
 
 
 class Verification(SQLModel, table=True):

@@ -1,0 +1,373 @@
+"""The render job: accepted instances -> statements, programs and documents, each verified.
+
+For every accepted instance with a semantic model, and every requested form, a worker renders
+the statement (layout and wording drawn from a per-instance seed), checks its fidelity, writes
+the programs (gurobipy for every document; highspy for some CPT layouts), checks and runs each
+once in the warm sandbox, and builds the CPT document and the SFT example. The single writer
+adds what needs the whole corpus (near-duplicates, decontamination) and commits documents,
+verifications and lineage in batches. A document is accepted only if every check passes; every
+rejection is stored with its reason. Resumable: instances already done by the run are skipped.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+import zlib
+from collections import Counter
+from collections.abc import Callable
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+import numpy as np
+
+from ortrex import __version__
+from ortrex.engine.jobs import Executor, JobError, make_executor
+from ortrex.engine.verify_doc import Check, check_row, verify_program, verify_statement
+from ortrex.ir.canonical import CanonicalModel
+from ortrex.ir.semantic import SemanticModel
+from ortrex.render.documents import (
+    CPT_LAYOUTS,
+    KINDS,
+    STYLES,
+    Rendered,
+    cpt_document,
+    sft_example,
+    solution_from,
+)
+from ortrex.render.program import gurobipy_program, highspy_program
+from ortrex.render.statement import FORMS, render_statement
+from ortrex.store.db import Store, utcnow
+from ortrex.store.ids import content_id, edge_id
+from ortrex.store.records import unpack_solution
+from ortrex.verifiers.dedup import (
+    Decontaminator,
+    NearDuplicateIndex,
+    signature,
+    statement_text,
+)
+
+RENDERER = f"ortrex-render/{__version__}"
+
+
+@dataclass(frozen=True)
+class RenderSpec:
+    """What to render: forms, kinds, the seed of every wording choice, dedup thresholds."""
+
+    forms: tuple[str, ...] = FORMS
+    kinds: tuple[str, ...] = KINDS
+    seed: int = 0
+    near_duplicate: float = 0.85
+    contamination: float = 0.5
+
+    def __post_init__(self) -> None:
+        for f in self.forms:
+            if f not in FORMS:
+                raise JobError(f"unknown form {f!r}; expected some of {', '.join(FORMS)}")
+        for k in self.kinds:
+            if k not in KINDS:
+                raise JobError(f"unknown kind {k!r}; expected some of {', '.join(KINDS)}")
+        if not self.forms or not self.kinds:
+            raise JobError("give at least one form and one kind")
+        for name, v in (("near-duplicate", self.near_duplicate),
+                        ("contamination", self.contamination)):
+            if not 0 < v <= 1:
+                raise JobError(f"{name} threshold must be in (0, 1], got {v}")
+
+    @staticmethod
+    def parse(text: str, allowed: tuple[str, ...], what: str) -> tuple[str, ...]:
+        """A comma-separated list, case-insensitive."""
+        items = [t.strip() for t in text.split(",") if t.strip()]
+        table = {a.lower(): a for a in allowed}
+        bad = [t for t in items if t.lower() not in table]
+        if bad:
+            raise JobError(f"unknown {what} {bad[0]!r}; expected some of {', '.join(allowed)}")
+        return tuple(dict.fromkeys(table[t.lower()] for t in items))
+
+    @property
+    def run_id(self) -> str:
+        """Content-derived: the same spec is the same run (and resumes)."""
+        return content_id("run", "render", asdict(self))
+
+
+@dataclass
+class RenderTask:
+    """One instance and what the worker needs to render and verify it."""
+
+    k: int
+    instance_id: str
+    family: str | None
+    semantic: str
+    model: bytes
+    objective: float
+    solution: bytes | None
+    spec: RenderSpec
+
+
+@dataclass
+class DocRecord:
+    """A rendered and worker-verified document."""
+
+    instance_id: str
+    doc: Rendered
+    statement: str
+    files: dict[str, str]
+    checks: list[Check]
+    signature: bytes
+    objective: float
+
+    @property
+    def id(self) -> str:
+        """Content-derived id."""
+        return content_id("doc", self.instance_id, self.doc.kind, self.doc.form, self.doc.text,
+                          self.doc.program, self.files)
+
+
+def _seed(task: RenderTask, form: str) -> int:
+    return int(content_id("seed", task.instance_id, form, task.spec.seed)[-8:], 16)
+
+
+def render_task(task: RenderTask) -> list[DocRecord]:
+    """Render and verify every document of one instance (worker side)."""
+    sm = SemanticModel.loads(task.semantic)
+    instance = CanonicalModel.from_bytes(zlib.decompress(task.model))
+    sol = solution_from(list(instance.var_names), unpack_solution(task.solution), task.objective)
+    out: list[DocRecord] = []
+    verdicts: dict[tuple[str, str], list[Check]] = {}
+    for form in task.spec.forms:
+        seed = _seed(task, form)
+        rng = np.random.default_rng(seed)
+        st = render_statement(sm, form, seed=seed)
+        fidelity = verify_statement(sm, form, st.text, st.files)
+        mode = "json" if form == "DPS" else "literal"
+        programs = {"gurobipy": gurobipy_program(sm, mode).code}
+        cpt_layout = CPT_LAYOUTS[int(rng.integers(len(CPT_LAYOUTS)))]
+        use_highs = "cpt" in task.spec.kinds and cpt_layout == "worked_example" and \
+            not any(len(m.vars) == 2 for c in sm.constraints for m in _monomials(c.lhs))
+        if use_highs:
+            programs["highspy"] = highspy_program(sm, mode).code
+        for solver, code in programs.items():
+            if (form, solver) not in verdicts:
+                verdicts[form, solver] = verify_program(
+                    code, st.files, instance, task.objective,
+                    "model" if solver == "gurobipy" else "h").checks
+        docs: list[Rendered] = []
+        if "cpt" in task.spec.kinds:
+            solver = "highspy" if use_highs else "gurobipy"
+            docs.append(cpt_document(sm, st, programs[solver], solver, cpt_layout, sol))
+        if "sft" in task.spec.kinds:
+            style = STYLES[int(rng.integers(len(STYLES)))]
+            docs.append(sft_example(sm, st, programs["gurobipy"], "gurobipy", style, sol))
+        sig = signature(statement_text(st.text, st.files)).astype("<u8").tobytes()
+        for d in docs:
+            checks = [fidelity, *verdicts[form, d.solver]]
+            out.append(DocRecord(task.instance_id, d, st.text, st.files, checks, sig,
+                                 task.objective))
+    return out
+
+
+def _monomials(e: Any) -> list[Any]:
+    from ortrex.ir.expr import expand
+
+    return expand(e)
+
+
+# ---------------------------------------------------------------- writer
+@dataclass
+class RenderReport:
+    """Counts of a render job."""
+
+    run_id: str
+    instances: int = 0
+    documents: int = 0
+    accepted: int = 0
+    rejected: Counter[str] = field(default_factory=Counter)
+    by_form: Counter[str] = field(default_factory=Counter)
+    by_kind: Counter[str] = field(default_factory=Counter)
+    seconds: float = 0.0
+    sandbox_seconds: list[float] = field(default_factory=list)
+    resumed_from: int = 0
+    decontamination: str = "on"
+
+
+class DocWriter:
+    """Corpus-wide checks and batched, transactional inserts (the single writer)."""
+
+    def __init__(self, store: Store, spec: RenderSpec, decontaminator: Decontaminator | None,
+                 batch: int = 128) -> None:
+        self.store, self.spec, self.batch = store, spec, batch
+        self.decon = decontaminator
+        self.index = NearDuplicateIndex(spec.near_duplicate)
+        df = store.query("SELECT id, instance_id, minhash FROM documents WHERE status = "
+                         "'accepted' AND minhash IS NOT NULL")
+        for did, iid, blob in df.iter_rows():
+            self.index.add(did, np.frombuffer(blob, dtype="<u8"), iid)
+        fps = store.query("SELECT id, structural_fp FROM instances")
+        self.fp = dict(fps.iter_rows()) if fps.height else {}
+        self.rows: dict[str, list[dict[str, Any]]] = {}
+        self.pending = 0
+
+    def add(self, task: RenderTask, records: list[DocRecord], report: RenderReport) -> None:
+        now = utcnow()
+        stamp = {"created_at": now, "run_id": self.spec.run_id}
+        put = self.rows.setdefault
+        accepted = 0
+        for r in records:
+            did = r.id
+            sig = np.frombuffer(r.signature, dtype="<u8")
+            checks = list(r.checks)
+            reason = detail = None
+            for c in checks:
+                if not c.ok:
+                    reason, detail = c.verifier, c.details.get("why", c.status)
+                    break
+            if self.decon is not None:
+                why = self.decon.check(sig, self.fp.get(r.instance_id))
+                checks.append(Check("decontamination", "fail" if why else "pass",
+                                    details={"why": why} if why else {}))
+            else:
+                checks.append(Check("decontamination", "skipped",
+                                    details={"why": "shared benchmarks not found"}))
+            near = self.index.nearest(sig, r.instance_id)
+            checks.append(Check("near_duplicate", "fail" if near else "pass",
+                                details={"why": f"near-duplicate of document {near[0]} "
+                                                f"(MinHash Jaccard {near[1]:.2f})"} if near
+                                else {}))
+            if reason is None:
+                for c in checks[-2:]:
+                    if c.status == "fail":
+                        reason, detail = c.verifier, c.details.get("why")
+                        break
+            status = "accepted" if reason is None else "rejected"
+            if status == "accepted":
+                self.index.add(did, sig, r.instance_id)
+                accepted += 1
+            d = r.doc
+            put("documents", []).append({
+                "id": did, "instance_id": r.instance_id, "semantic_id": None, "kind": d.kind,
+                "form": d.form, "text": d.text, "data_files": json.dumps(r.files) if r.files
+                else None, "program": d.program, "renderer": RENDERER, "template": d.template,
+                "statement": r.statement, "style": d.style, "solver": d.solver,
+                "messages": json.dumps(d.messages) if d.messages is not None else None,
+                "status": status, "reject_reason": reason, "reject_detail": detail,
+                "objective": r.objective, "minhash": r.signature, **stamp})
+            put("verifications", []).extend({**check_row(did, c), **stamp} for c in checks)
+            put("lineage", []).append({
+                "id": edge_id(r.instance_id, did, "rendered", d.kind), "parent_id": r.instance_id,
+                "parent_kind": "instance", "child_id": did, "child_kind": "document",
+                "relation": "rendered", "operator": f"{d.kind}:{d.form}:{d.template}",
+                "params": json.dumps({"seed": self.spec.seed, "style": d.style,
+                                      "solver": d.solver}), **stamp})
+            report.documents += 1
+            report.by_form[d.form] += 1
+            report.by_kind[d.kind] += 1
+            if status == "accepted":
+                report.accepted += 1
+            else:
+                report.rejected[reason or "?"] += 1
+            for c in checks:
+                if c.verifier == "sandbox" and c.runtime_s is not None:
+                    report.sandbox_seconds.append(c.runtime_s)
+        put("run_tasks", []).append({
+            "id": f"{self.spec.run_id}:{task.k}", "run_id": self.spec.run_id, "task": task.k,
+            "family": task.family or "", "instance_id": task.instance_id, "semantic_id": None,
+            "outcome": "accepted" if accepted else "rejected",
+            "reason": None if accepted else "no document accepted", "created_at": now})
+        report.instances += 1
+        self.pending += 1
+
+    def flush(self) -> None:
+        """Commit everything buffered in one transaction."""
+        if not self.pending:
+            return
+        with self.store.transaction():
+            for table in ("documents", "verifications", "lineage", "run_tasks"):
+                rows = list({r["id"]: r for r in reversed(self.rows.get(table, []))}.values())
+                rows.reverse()
+                if rows:
+                    self.store.insert(table, rows, on_conflict="replace" if table in (
+                        "verifications", "documents") else "ignore")
+        self.rows.clear()
+        self.pending = 0
+
+
+# ---------------------------------------------------------------- the job
+def pending_tasks(store: Store, spec: RenderSpec, limit: int | None) -> tuple[list[RenderTask],
+                                                                             int]:
+    """Accepted instances with a semantic model that this run has not rendered yet, in a
+    stable order, and how many it has rendered already."""
+    done = store.query("SELECT count(*) FROM run_tasks WHERE run_id = ?", [spec.run_id]).item()
+    df = store.query(
+        "SELECT i.id, i.family, s.model AS semantic, i.model, i.objective, "
+        "(SELECT v.solution FROM verifications v WHERE v.subject_id = i.id AND v.verifier IN "
+        "('gurobi', 'highs') AND v.solution IS NOT NULL ORDER BY v.verifier LIMIT 1) AS sol "
+        "FROM instances i JOIN semantic_models s ON s.id = i.semantic_id "
+        "WHERE i.status = 'accepted' AND i.objective IS NOT NULL AND i.id NOT IN "
+        "(SELECT instance_id FROM run_tasks WHERE run_id = ? AND instance_id IS NOT NULL) "
+        "ORDER BY i.created_at, i.id", [spec.run_id])
+    rows = list(df.iter_rows())
+    if limit is not None:
+        rows = rows[:max(0, limit - int(done))]
+    tasks = [RenderTask(int(done) + k, iid, fam, sem, model, float(obj), sol, spec)
+             for k, (iid, fam, sem, model, obj, sol) in enumerate(rows)]
+    return tasks, int(done)
+
+
+def build_decontaminator(spec: RenderSpec) -> Decontaminator | None:
+    """Benchmark texts and reference-LP fingerprints, or None when the data is absent."""
+    from ortrex.ir.formats import read_model
+    from ortrex.paths import benchmarks_dir, reference_lp_dirs
+    from ortrex.verifiers.dedup import benchmark_texts
+
+    root = benchmarks_dir()
+    if root is None:
+        return None
+    fps = set()
+    for d in reference_lp_dirs():
+        for f in sorted(d.glob("*.lp")):
+            try:
+                fps.add(read_model(f).structural_fingerprint)
+            except ValueError:
+                continue
+    return Decontaminator(benchmark_texts(root), fps, spec.contamination)
+
+
+def run_render(store: Store, spec: RenderSpec, workers: int = 1, limit: int | None = None,
+               executor: Executor | None = None,
+               on_result: Callable[[RenderReport], None] | None = None,
+               decontaminator: Decontaminator | bool | None = True,
+               batch: int = 64) -> RenderReport:
+    """Render and verify documents for accepted instances; returns the report."""
+    start = time.perf_counter()
+    tasks, done = pending_tasks(store, spec, limit)
+    report = RenderReport(spec.run_id, resumed_from=done)
+    with store.transaction():
+        store.insert("runs", [{"id": spec.run_id, "command": "render",
+                               "config": {**asdict(spec), "workers": workers, "limit": limit},
+                               "status": "running", "ortrex_version": __version__,
+                               "started_at": utcnow(), "counts": None}])
+    decon = build_decontaminator(spec) if decontaminator is True else (
+        decontaminator or None)
+    report.decontamination = "on" if decon is not None else "off (shared benchmarks not found)"
+    writer = DocWriter(store, spec, decon, batch)
+    own = executor is None
+    executor = executor or make_executor(workers)
+    try:
+        for task, records in zip(tasks, executor.map(render_task, tasks), strict=False):
+            writer.add(task, records, report)
+            if on_result:
+                on_result(report)
+            if writer.pending >= batch:
+                writer.flush()
+        writer.flush()
+    finally:
+        if own:
+            executor.close()
+    report.seconds = time.perf_counter() - start
+    with store.transaction():
+        store.conn.execute(
+            "UPDATE runs SET status = 'complete', finished_at = ?, counts = ? WHERE id = ?",
+            [utcnow(), json.dumps({"instances": report.instances, "documents": report.documents,
+                                   "accepted": report.accepted,
+                                   "rejected": dict(report.rejected)}), spec.run_id])
+    return report

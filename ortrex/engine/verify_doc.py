@@ -1,0 +1,122 @@
+"""Verifying one rendered artefact: static checks, a sandbox run, the captured model's
+equivalence with the instance and the statement's fidelity. Runs in worker processes."""
+
+from __future__ import annotations
+
+import json
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+from ortrex.ir.canonical import CanonicalModel
+from ortrex.ir.formats import ModelFileError, loads
+from ortrex.ir.semantic import SemanticModel
+from ortrex.render.program import parse_output
+from ortrex.verifiers.equivalence import check_equivalence
+from ortrex.verifiers.fidelity import check_fidelity
+from ortrex.verifiers.isolation import Limits
+from ortrex.verifiers.sandbox import Job, Sandbox
+from ortrex.verifiers.solvers import objectives_agree
+from ortrex.verifiers.static import check_program
+
+_SANDBOX: Sandbox | None = None
+
+
+def sandbox() -> Sandbox:
+    """This process's warm fork server (started on first use, reused for every program)."""
+    global _SANDBOX
+    if _SANDBOX is None or _SANDBOX.proc.poll() is not None:
+        _SANDBOX = Sandbox()
+    return _SANDBOX
+
+
+@dataclass
+class Check:
+    """One verifier's verdict on a document."""
+
+    verifier: str
+    status: str  # pass | fail | skipped
+    objective: float | None = None
+    runtime_s: float | None = None
+    details: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def ok(self) -> bool:
+        """Passed."""
+        return self.status == "pass"
+
+
+@dataclass
+class ProgramVerdict:
+    """Static checks, the run, and the captured model's equivalence for one program."""
+
+    checks: list[Check]
+
+    @property
+    def failure(self) -> tuple[str, str] | None:
+        """(reason, detail) of the first failed check, or None."""
+        for c in self.checks:
+            if not c.ok:
+                return c.verifier, c.details.get("why", c.status)
+        return None
+
+
+def verify_program(code: str, files: dict[str, str], instance: CanonicalModel,
+                   objective: float, model_name: str = "model",
+                   limits: Limits | None = None) -> ProgramVerdict:
+    """Static checks, then a sandbox run whose optimum must match ``objective`` and whose
+    captured model must be structurally equivalent to ``instance``."""
+    checks: list[Check] = []
+    t0 = time.perf_counter()
+    report = check_program(code, tuple(files), model_name)
+    checks.append(Check("static", "pass" if report.ok else "fail",
+                        runtime_s=time.perf_counter() - t0,
+                        details={"why": report.summary()} if not report.ok else {}))
+    if not report.ok:
+        return ProgramVerdict(checks)
+    run = sandbox().run(Job(report.code, dict(files), limits or Limits()))
+    status, value = parse_output(run.stdout)
+    ok = run.status == "ok" and status == "optimal" and value is not None and \
+        objectives_agree(value, objective)
+    why = "" if ok else (f"program {run.status}: {run.stderr.strip().splitlines()[-1][:300]}"
+                         if run.status != "ok" and run.stderr.strip() else
+                         f"program {run.status}; printed {status}"
+                         + (f" {value!r}, verified optimum {objective!r}" if value is not None
+                            else ""))
+    checks.append(Check("sandbox", "pass" if ok else "fail", value, run.seconds,
+                        {"run_status": run.status, "isolation": run.isolation,
+                         **({"why": why} if why else {})}))
+    if run.status != "ok":
+        return ProgramVerdict(checks)
+    t1 = time.perf_counter()
+    if run.captured is None:
+        checks.append(Check("equivalence", "fail", details={"why": "no model was captured"}))
+        return ProgramVerdict(checks)
+    try:
+        captured = loads(run.captured.decode("utf-8", "replace"), "mps", "<captured model>")
+        eq = check_equivalence(instance, captured, time_limit=30)
+        checks.append(Check("equivalence", "pass" if eq else "fail",
+                            runtime_s=time.perf_counter() - t1,
+                            details={"verdict": eq.verdict, "why": eq.reason}))
+    except ModelFileError as exc:
+        checks.append(Check("equivalence", "fail", details={"why": f"captured model: {exc}"}))
+    return ProgramVerdict(checks)
+
+
+def verify_statement(sm: SemanticModel, form: str, text: str,
+                     files: dict[str, str]) -> Check:
+    """Fidelity of one statement."""
+    t0 = time.perf_counter()
+    rep = check_fidelity(sm, form, text, files)
+    return Check("fidelity", "pass" if rep.ok else "fail", runtime_s=time.perf_counter() - t0,
+                 details={"why": rep.summary()} if not rep.ok else {})
+
+
+def check_row(subject_id: str, c: Check) -> dict[str, Any]:
+    """A ``verifications`` row (without run stamps)."""
+    from ortrex.store.ids import verification_id
+
+    return {"id": verification_id(subject_id, c.verifier), "subject_id": subject_id,
+            "subject_kind": "document", "verifier": c.verifier, "status": c.status,
+            "objective": c.objective, "runtime_s": c.runtime_s,
+            "details": json.dumps(c.details, sort_keys=True, default=str)}

@@ -1,0 +1,210 @@
+"""CPT documents and SFT examples built from a statement, the formulation and a program.
+
+* **CPT** (continued pre-training) documents: the statement, a modelling walk-through, the LaTeX
+  formulation, the program and the verified optimum with a short solution summary, in three
+  layouts.
+* **SFT** examples in OpenAI messages form: the user turn is the statement (DPS files inlined
+  when they fit a size budget); the assistant turn is one of four styles: ``code_only``,
+  ``math_model``, ``math_model_with_code`` or ``clean_cot`` (a short modelling checklist, then
+  the program).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from ortrex.ir.expr import expand
+from ortrex.ir.semantic import SemanticModel
+from ortrex.render.data import number
+from ortrex.render.statement import Statement, plural
+
+KINDS = ("cpt", "sft")
+STYLES = ("code_only", "math_model", "math_model_with_code", "clean_cot")
+CPT_LAYOUTS = ("textbook", "worked_example", "notes")
+FILE_BUDGET = 6000  # characters of DPS files inlined into an SFT user turn
+
+
+@dataclass(frozen=True)
+class Solution:
+    """The verified optimum and the nonzero values of the solution behind it."""
+
+    objective: float
+    values: dict[str, float] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Rendered:
+    """A document ready to store: its text (CPT) or messages (SFT) and how it was made."""
+
+    kind: str
+    form: str
+    template: str
+    text: str
+    messages: list[dict[str, str]] | None
+    program: str
+    solver: str
+    style: str | None = None
+
+
+def solution_from(var_names: list[str], x: np.ndarray | None, objective: float,
+                  limit: int = 12) -> Solution:
+    """The largest nonzero values of a solution (at most ``limit``), by name."""
+    if x is None:
+        return Solution(objective)
+    nz = np.flatnonzero(np.abs(x) > 1e-9)
+    order = nz[np.argsort(-np.abs(x[nz]), kind="stable")][:limit]
+    return Solution(objective, {var_names[int(k)]: float(x[k]) for k in sorted(order)})
+
+
+def _fmt(v: float) -> str:
+    r = round(v, 6)
+    return number(r if r != 0 else 0.0)
+
+
+def walkthrough(sm: SemanticModel) -> str:
+    """How the model is built, family by family, in words and LaTeX."""
+    sets = sm.set_map
+    lines = ["**Sets.** " + "; ".join(
+        f"${s.name}$: the {plural(s.entity or s.name)} ({len(s)})" for s in sm.sets) + "."]
+    if sm.params:
+        lines.append("**Parameters.** " + "; ".join(
+            f"${_sym(p.name)}$: {p.description}" + (f" ({p.unit})" if p.unit else "")
+            for p in sm.params) + ".")
+    dom = {"C": "continuous", "I": "integer", "B": "binary"}
+    lines.append("**Decision variables.** " + "; ".join(
+        f"${_sym(v.name)}" + (f"_{{{','.join(i for i, _ in v.dims)}}}" if v.dims else "")
+        + f"$ ({dom[v.vtype]}): {v.description}" for v in sm.variables) + ".")
+    o = sm.objective
+    lines.append(f"**Objective.** {'Minimize' if o.sense == 'min' else 'Maximize'} the "
+                 f"{o.description}: ${o.expr.latex()}$.")
+    lines.append("**Constraints.**")
+    for c in sm.constraints:
+        quant = ", ".join(f"{i} \\in {s}" for i, s in c.forall)
+        rel = {"<=": r"\le", ">=": r"\ge", "=": "="}[c.sense]
+        rhs = c.rhs.latex() if hasattr(c.rhs, "latex") else number(float(c.rhs))
+        lines.append(f"- {c.meaning} ${c.lhs.latex()} {rel} {rhs}$"
+                     + (f" for all ${quant}$." if quant else "."))
+    del sets
+    return "\n".join(lines)
+
+
+def _sym(name: str) -> str:
+    from ortrex.ir.expr import symbol
+
+    return symbol(name)
+
+
+def checklist(sm: SemanticModel) -> str:
+    """Clean-CoT: variable domains, objective direction, critical constraints, nonlinearity."""
+    dom = {"C": "continuous", "I": "integer", "B": "binary (0/1)"}
+    lines = ["Modelling checklist:"]
+    lines.append("1. Variable domains: " + "; ".join(
+        f"{v.name} is {dom[v.vtype]}" + _bounds_words(v) for v in sm.variables) + ".")
+    o = sm.objective
+    lines.append(f"2. Objective direction: {'minimize' if o.sense == 'min' else 'maximize'} "
+                 f"the {o.description}.")
+    lines.append("3. Critical constraints: " + " ".join(c.meaning for c in sm.constraints))
+    quad = any(len(m.vars) == 2 for m in expand(o.expr)) or any(
+        any(len(m.vars) == 2 for m in expand(c.lhs)) for c in sm.constraints)
+    big_m = [p.name for p in sm.params if "big" in p.name.lower() or p.name.lower() == "m"]
+    notes = []
+    if quad:
+        notes.append("the objective has products of variables, a convex quadratic; keep it "
+                     "as a QP rather than linearising")
+    if big_m:
+        notes.append(f"{', '.join(big_m)} links binaries to quantities (a big-M bound); use "
+                     "the given value, not an arbitrary large one")
+    if any(v.where for v in sm.variables):
+        notes.append("some variables exist only for part of the index grid; skip the rest")
+    lines.append("4. Ratios and nonlinear terms: " + ("; ".join(notes) if notes else
+                 "none, every constraint and the objective are linear") + ".")
+    return "\n".join(lines)
+
+
+def _bounds_words(v: Any) -> str:
+    if v.vtype == "B":
+        return ""
+    lo = v.lb if isinstance(v.lb, (int, float)) else None
+    hi = v.ub if isinstance(v.ub, (int, float)) else None
+    parts = []
+    if lo is not None and not math.isinf(lo):
+        parts.append(f">= {number(lo)}")
+    if hi is not None and not math.isinf(hi):
+        parts.append(f"<= {number(hi)}")
+    if not isinstance(v.ub, (int, float)):
+        parts.append("bounded above by a parameter")
+    return (" " + ", ".join(parts)) if parts else ""
+
+
+def _result(sm: SemanticModel, sol: Solution) -> str:
+    o = sm.objective
+    lines = [f"The optimal {o.description} is {_fmt(sol.objective)}."]
+    if sol.values:
+        lines.append("Nonzero decisions in an optimal solution: " + ", ".join(
+            f"{k} = {_fmt(v)}" for k, v in sol.values.items()) + ".")
+    return " ".join(lines)
+
+
+def _code(program: str) -> str:
+    return f"```python\n{program.rstrip()}\n```"
+
+
+def _user_turn(st: Statement) -> str:
+    text = st.text.rstrip()
+    if not st.files:
+        return text
+    total = sum(len(v) for v in st.files.values())
+    if total > FILE_BUDGET:
+        names = ", ".join(f"`{k}`" for k in st.files)
+        return f"{text}\n\nAttached files (not inlined, {total} characters): {names}."
+    blocks = [f"File `{name}`:\n```{'json' if name.endswith('.json') else 'csv'}\n"
+              f"{body.rstrip()}\n```" for name, body in st.files.items()]
+    return text + "\n\n" + "\n\n".join(blocks)
+
+
+def sft_example(sm: SemanticModel, st: Statement, program: str, solver: str, style: str,
+                sol: Solution) -> Rendered:
+    """An SFT example (user statement, assistant answer in ``style``)."""
+    if style not in STYLES:
+        raise ValueError(f"unknown style {style!r}; expected one of {', '.join(STYLES)}")
+    formulation = f"$$\n{sm.latex()}\n$$"
+    answer = {
+        "code_only": _code(program),
+        "math_model": f"{walkthrough(sm)}\n\n{formulation}\n\n{_result(sm, sol)}",
+        "math_model_with_code": f"{walkthrough(sm)}\n\n{formulation}\n\n{_code(program)}",
+        "clean_cot": f"{checklist(sm)}\n\n{_code(program)}",
+    }[style]
+    messages = [{"role": "user", "content": _user_turn(st)},
+                {"role": "assistant", "content": answer}]
+    text = "\n\n".join(m["content"] for m in messages)
+    return Rendered("sft", st.form, st.layout, text, messages, program, solver, style)
+
+
+def cpt_document(sm: SemanticModel, st: Statement, program: str, solver: str, layout: str,
+                 sol: Solution) -> Rendered:
+    """A CPT document in one of three layouts."""
+    title = sm.descriptors.get("title", sm.name)
+    statement = _user_turn(st)
+    formulation = f"$$\n{sm.latex()}\n$$"
+    lib = "Gurobi (gurobipy)" if solver == "gurobipy" else "HiGHS (highspy)"
+    if layout == "textbook":
+        parts = [f"# {title}", "## Problem", statement, "## Modelling", walkthrough(sm),
+                 "## Formulation", formulation, f"## Implementation with {lib}",
+                 _code(program), "## Result", _result(sm, sol)]
+    elif layout == "worked_example":
+        parts = [f"Worked example: {title}.", statement,
+                 "We write the model directly:", formulation,
+                 f"In code, with {lib}:", _code(program),
+                 "Running it gives the answer. " + _result(sm, sol)]
+    elif layout == "notes":
+        parts = [f"Notes on a {sm.family.replace('_', ' ')} model ({title})", statement,
+                 checklist(sm), walkthrough(sm), _code(program), _result(sm, sol)]
+    else:
+        raise ValueError(f"unknown CPT layout {layout!r}; expected one of "
+                         f"{', '.join(CPT_LAYOUTS)}")
+    return Rendered("cpt", st.form, f"{st.layout}/{layout}", "\n\n".join(parts) + "\n", None,
+                    program, solver)

@@ -1,0 +1,368 @@
+"""Problem statements in three forms and five layouts, with seeded sentence-level variation.
+
+* **DP**: every number in the prose.
+* **DT**: the prose refers to markdown tables that hold the data.
+* **DPS**: the prose names data files (``data.json`` and one CSV per indexed parameter) and
+  describes their schema; the files are returned with the statement.
+
+Every layout states the story, the sets with their elements, the data, each decision with its
+domain and bounds, every constraint family's meaning (in a seeded order and phrasing) and the
+objective. Numbers are written so that they read back exactly (``ortrex.render.data.number``).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from ortrex.ir.expr import Const, Expr, Param
+from ortrex.ir.semantic import IndexSet, Parameter, SemanticModel, VariableFamily
+from ortrex.render.data import csv_columns, csv_files, data_json, dumps_json, link_params, number
+
+FORMS = ("DP", "DT", "DPS")
+LAYOUTS = ("narrative", "sections", "memo", "checklist", "question")
+
+
+@dataclass(frozen=True)
+class Statement:
+    """A rendered problem statement and the data files it names (DPS)."""
+
+    form: str
+    layout: str
+    text: str
+    files: dict[str, str] = field(default_factory=dict)
+
+
+def plural(noun: str) -> str:
+    """English plural of a (possibly multi-word) noun."""
+    if not noun:
+        return noun
+    head, _, last = noun.rpartition(" ")
+    if last.endswith(("s", "x", "ch", "sh")):
+        last += "es"
+    elif last.endswith("y") and last[-2:-1] not in "aeiou":
+        last = last[:-1] + "ies"
+    else:
+        last += "s"
+    return f"{head} {last}" if head else last
+
+
+def _cap(text: str) -> str:
+    return text[:1].upper() + text[1:] if text else text
+
+
+def _lower_first(text: str) -> str:
+    return text[:1].lower() + text[1:] if text and not text[:2].isupper() else text
+
+
+class _Writer:
+    """Pieces of a statement for one model, with a seeded choice of wording."""
+
+    def __init__(self, sm: SemanticModel, rng: np.random.Generator) -> None:
+        self.sm, self.rng = sm, rng
+        self.sets = sm.set_map
+        self.links = link_params(sm)
+        self.d = sm.descriptors
+
+    def pick(self, *options: str) -> str:
+        return options[int(self.rng.integers(len(options)))]
+
+    # ------------------------------------------------------------------ words
+    def entity(self, s: str) -> str:
+        return self.sets[s].entity or s
+
+    def unit(self, p: Parameter) -> str:
+        return f" ({p.unit})" if p.unit and p.name not in self.links else ""
+
+    def describe(self, p: Parameter) -> str:
+        """The parameter's description (position parameters are shown as element names)."""
+        text = p.description
+        if p.name in self.links:
+            text = text.replace("position of the ", "the ").replace("position of ", "")
+        return text
+
+    def value(self, p: Parameter, v: float) -> str:
+        if p.name in self.links:
+            return self.sets[self.links[p.name]].elements[int(v)]
+        return number(v, p.integer)
+
+    def set_sentence(self, s: IndexSet) -> str:
+        n = len(s)
+        noun = self.entity(s.name) if n == 1 else plural(self.entity(s.name))
+        return f"{n} {noun}: {', '.join(s.elements)}"
+
+    def sets_paragraph(self) -> str:
+        parts = [self.set_sentence(s) for s in self.sm.sets]
+        lead = self.pick("There are", "The problem involves", "We have")
+        return f"{lead} " + "; ".join(parts) + "."
+
+    # ------------------------------------------------------------------ data
+    def param_prose(self, p: Parameter) -> str:
+        """One parameter with all its values, as a sentence (DP)."""
+        head = _cap(self.describe(p)) + self.unit(p)
+        arr = np.asarray(p.values, dtype=float)
+        if not p.index:
+            return f"{head}: {self.value(p, float(arr))}."
+        if len(p.index) == 1:
+            items = ", ".join(f"{e} {self.value(p, arr[k])}"
+                              for k, e in enumerate(self.sets[p.index[0]].elements))
+            return f"{head}: {items}."
+        groups = []
+        outer = self.sets[p.index[0]]
+        for k, e in enumerate(outer.elements):
+            groups.append(f"for {e}: " + self._inner(p, arr[k], p.index[1:]))
+        return f"{head}, " + "; ".join(groups) + "."
+
+    def _inner(self, p: Parameter, arr: np.ndarray, index: tuple[str, ...]) -> str:
+        s = self.sets[index[0]]
+        if len(index) == 1:
+            return ", ".join(f"{e} {self.value(p, arr[k])}" for k, e in enumerate(s.elements))
+        return " / ".join(f"{e} ({self._inner(p, arr[k], index[1:])})"
+                          for k, e in enumerate(s.elements))
+
+    def tables(self) -> list[str]:
+        """Markdown tables holding every parameter (DT)."""
+        out: list[str] = []
+        scalars = [p for p in self.sm.params if not p.index]
+        by_set: dict[str, list[Parameter]] = {}
+        for p in self.sm.params:
+            if len(p.index) == 1:
+                by_set.setdefault(p.index[0], []).append(p)
+        k = 1
+        for s, ps in by_set.items():
+            header = [_cap(self.entity(s))] + [f"{p.name}{self.unit(p)}" for p in ps]
+            rows = [[e] + [self.value(p, p.values[i]) for p in ps]
+                    for i, e in enumerate(self.sets[s].elements)]
+            caption = "; ".join(f"{p.name}: {self.describe(p)}" for p in ps)
+            out.append(_table(f"Table {k}: {caption}", header, rows))
+            k += 1
+        for p in self.sm.params:
+            if len(p.index) < 2:
+                continue
+            arr = np.asarray(p.values, dtype=float)
+            if len(p.index) == 2:
+                rs, cs = self.sets[p.index[0]], self.sets[p.index[1]]
+                header = [f"{p.name}: {self.entity(rs.name)} \\ {self.entity(cs.name)}",
+                          *cs.elements]
+                rows = [[r] + [self.value(p, arr[i, j]) for j in range(len(cs))]
+                        for i, r in enumerate(rs.elements)]
+            else:
+                header = [*csv_columns(p, self.sm)]
+                rows = [[self.sets[s].elements[i] for s, i in zip(p.index, pos, strict=True)]
+                        + [self.value(p, arr[pos])] for pos in np.ndindex(arr.shape)]
+            out.append(_table(f"Table {k}: {p.name}: {self.describe(p)}{self.unit(p)}", header,
+                              rows))
+            k += 1
+        if scalars:
+            rows = [[p.name, self.value(p, float(p.values)), self.describe(p) + self.unit(p)]
+                    for p in scalars]
+            out.append(_table(f"Table {k}: single values", ["parameter", "value", "meaning"],
+                              rows))
+        return out
+
+    def files_paragraph(self) -> str:
+        """Where the data is and what the files look like (DPS)."""
+        sets = ", ".join(f'"{s.name}" ({plural(self.entity(s.name))})' for s in self.sm.sets)
+        lines = [
+            self.pick("The data is provided in separate files.",
+                      "All numbers are in the attached data files.",
+                      "The instance data comes in files next to this statement."),
+            f'`data.json` has two keys: "sets" maps each set ({sets}) to its list of element '
+            'names, and "parameters" maps each parameter name to its value: a number, or '
+            "nested objects keyed by element names in the order of the parameter's indices.",
+        ]
+        csvs = [p for p in self.sm.params if p.index]
+        if csvs:
+            lines.append("The same indexed data is also given as CSV files, one row per entry:")
+            for p in csvs:
+                cols = ", ".join(csv_columns(p, self.sm))
+                lines.append(f"- `{p.name}.csv` (columns {cols}): {self.describe(p)}"
+                             f"{self.unit(p)}")
+        scalars = [p for p in self.sm.params if not p.index]
+        if scalars:
+            lines.append("Single values in `data.json`: " + "; ".join(
+                f'"{p.name}" is the {self.describe(p)}{self.unit(p)}' for p in scalars) + ".")
+        linked = [p for p in self.sm.params if p.name in self.links]
+        if linked:
+            lines.append("Entries of " + ", ".join(f'"{p.name}"' for p in linked)
+                         + " are element names, not numbers.")
+        return "\n".join(lines)
+
+    # ------------------------------------------------------------------ model parts
+    def decision(self, v: VariableFamily) -> str:
+        desc = v.description
+        quant = ", ".join(f"{self.entity(s)} {i}" for i, s in v.dims)
+        head = f"for each {quant}, " if quant else ""
+        dom = {"C": "a continuous quantity", "I": "a whole number", "B": "a yes/no (0/1) choice"}
+        text = f"{_cap(head)}{desc if head else _cap(desc)}: {dom[v.vtype]}"
+        if v.vtype != "B":
+            lo, hi = self._bound_text(v.lb), self._bound_text(v.ub)
+            if lo == "0" and hi is None:
+                text += ", not negative"
+            elif lo is not None and hi is not None:
+                text += f", between {lo} and {hi}"
+            elif lo is not None:
+                text += f", at least {lo}"
+            elif hi is not None:
+                text += f", at most {hi}" + (", possibly negative" if lo is None else "")
+            else:
+                text += ", free in sign"
+        if v.where:
+            text += " (defined only where it makes sense: " + self._where_text(v) + ")"
+        return text + "."
+
+    def _bound_text(self, b: Expr | float) -> str | None:
+        if isinstance(b, Const):
+            b = b.value
+        if isinstance(b, (int, float)):
+            return None if math.isinf(b) else number(b)
+        if isinstance(b, Param):
+            p = self.sm.param_map[b.name]
+            return f"the {self.describe(p)}"
+        return "the given limit"
+
+    def _where_text(self, v: VariableFamily) -> str:
+        words = {"ne": "different", "first": "not the first", "not_first": "not the first"}
+        parts = []
+        for c in v.where:
+            if c.op == "ne":
+                parts.append(f"{c.a} and {c.b} differ")
+            elif c.op == "not_first":
+                parts.append(f"{c.a} is not the first {self.entity(dict(v.dims)[c.a])}")
+            elif c.op == "not_last":
+                parts.append(f"{c.a} is not the last {self.entity(dict(v.dims)[c.a])}")
+            else:
+                parts.append(words.get(c.op, c.op))
+        return ", ".join(parts)
+
+    def constraints(self) -> list[str]:
+        order = self.rng.permutation(len(self.sm.constraints))
+        lead = self.pick("", "", "It is required that ", "Make sure that ")
+        out = []
+        for k in order:
+            meaning = self.sm.constraints[int(k)].meaning
+            out.append(lead + _lower_first(meaning) if lead else meaning)
+        return out
+
+    def objective(self) -> str:
+        o = self.sm.objective
+        if self.rng.random() < 0.3:
+            tail = "as low as possible" if o.sense == "min" else "as high as possible"
+            return f"The {o.description} should be {tail}."
+        verb = {"min": self.pick("minimize", "minimise"),
+                "max": self.pick("maximize", "maximise")}[o.sense]
+        return f"The goal is to {verb} the {o.description}."
+
+    def ask(self) -> str:
+        o = self.sm.objective
+        return self.pick(
+            "Formulate this as an optimization model, solve it, and report the optimal "
+            f"{o.description}.",
+            f"Build a mathematical model, solve it, and give the best achievable {o.description}.",
+            f"What is the optimal {o.description}? Formulate and solve the model.",
+        )
+
+    def story(self) -> str:
+        d = self.d
+        return f"{d.get('story', '')} {d.get('summary', '')}".strip()
+
+
+def _table(caption: str, header: list[str], rows: list[list[str]]) -> str:
+    lines = [caption, "", "| " + " | ".join(header) + " |",
+             "|" + "|".join("---" for _ in header) + "|"]
+    lines += ["| " + " | ".join(str(c) for c in r) + " |" for r in rows]
+    return "\n".join(lines)
+
+
+def _data(w: _Writer, form: str) -> str:
+    if form == "DP":
+        return "\n".join(w.param_prose(p) for p in w.sm.params)
+    if form == "DT":
+        lead = w.pick("The data is given in the tables below.",
+                      "The tables below hold all the data.", "Data:")
+        return lead + "\n\n" + "\n\n".join(w.tables())
+    return w.files_paragraph()
+
+
+def _sets(w: _Writer, form: str) -> str:
+    if form == "DPS":
+        return "The sets and their elements are listed in `data.json`."
+    return w.sets_paragraph()
+
+
+# ---------------------------------------------------------------- layouts
+def _narrative(w: _Writer, form: str) -> str:
+    parts = [w.story(), _sets(w, form), _data(w, form),
+             "Decisions: " + " ".join(w.decision(v) for v in w.sm.variables),
+             " ".join(w.constraints()), w.objective(), w.ask()]
+    return "\n\n".join(parts)
+
+
+def _sections(w: _Writer, form: str) -> str:
+    title = w.d.get("title", w.sm.name)
+    parts = [f"## {title}", "### Background", w.story(), "### Sets", _sets(w, form),
+             "### Data", _data(w, form), "### Decisions",
+             "\n".join(f"- {w.decision(v)}" for v in w.sm.variables),
+             "### Constraints", "\n".join(f"- {c}" for c in w.constraints()),
+             "### Objective", w.objective(), "### Task", w.ask()]
+    return "\n\n".join(parts)
+
+
+def _memo(w: _Writer, form: str) -> str:
+    title = w.d.get("title", w.sm.name)
+    head = (f"**To:** {w.pick('Operations research team', 'Planning analyst', 'Decision support')}"
+            f"\n**From:** {w.pick('Head of operations', 'Planning manager', 'Chief engineer')}"
+            f"\n**Subject:** {title}")
+    parts = [head, w.story(), _sets(w, form), _data(w, form),
+             w.pick("We need to decide the following.", "Please determine:") + "\n" +
+             "\n".join(f"- {w.decision(v)}" for v in w.sm.variables),
+             w.pick("Please respect these rules:", "The plan must satisfy the following:") +
+             "\n" + "\n".join(f"- {c}" for c in w.constraints()),
+             w.objective(), w.ask()]
+    return "\n\n".join(parts)
+
+
+def _checklist(w: _Writer, form: str) -> str:
+    cons = w.constraints()
+    parts = [w.story(), _sets(w, form), _data(w, form),
+             "Decision variables:\n" + "\n".join(f"- {w.decision(v)}" for v in w.sm.variables),
+             "Requirements:\n" + "\n".join(f"- {c}" for c in cons),
+             w.objective(), w.ask()]
+    return "\n\n".join(parts)
+
+
+def _question(w: _Writer, form: str) -> str:
+    o = w.sm.objective
+    verb = "lowest" if o.sense == "min" else "highest"
+    parts = [w.story(), _sets(w, form), _data(w, form),
+             " ".join(w.decision(v) for v in w.sm.variables),
+             "Note: " + " ".join(w.constraints()),
+             f"Question: what is the {verb} possible {o.description}, and which decisions "
+             "achieve it? Formulate the optimization model and solve it."]
+    return "\n\n".join(parts)
+
+
+_LAYOUTS: dict[str, Callable[[_Writer, str], str]] = {
+    "narrative": _narrative, "sections": _sections, "memo": _memo, "checklist": _checklist,
+    "question": _question,
+}
+
+
+def render_statement(sm: SemanticModel, form: str, layout: str | None = None,
+                     seed: int = 0) -> Statement:
+    """The problem statement of ``sm`` in ``form`` (DP / DT / DPS); the layout is drawn from
+    the seed when not given."""
+    if form not in FORMS:
+        raise ValueError(f"unknown form {form!r}; expected one of {', '.join(FORMS)}")
+    rng = np.random.default_rng([seed, sum(map(ord, form))])
+    layout = layout or LAYOUTS[int(rng.integers(len(LAYOUTS)))]
+    if layout not in _LAYOUTS:
+        raise ValueError(f"unknown layout {layout!r}; expected one of {', '.join(LAYOUTS)}")
+    text = _LAYOUTS[layout](_Writer(sm, rng), form).strip() + "\n"
+    files = {}
+    if form == "DPS":
+        files = {"data.json": dumps_json(data_json(sm)), **csv_files(sm)}
+    return Statement(form, layout, text, files)
