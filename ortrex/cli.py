@@ -44,6 +44,8 @@ def _user_errors() -> tuple[type[BaseException], ...]:
                                          UsageError]
     if "ortrex.engine.jobs" in sys.modules:
         errors.append(sys.modules["ortrex.engine.jobs"].JobError)
+    if "ortrex.engine.seeds" in sys.modules:
+        errors.append(sys.modules["ortrex.engine.seeds"].SeedFileError)
     return tuple(errors)
 
 
@@ -471,6 +473,217 @@ def _equiv_pairs(path: Path, workers: int, rel_tol: float, time_limit: float | N
     rate = report.pairs / report.seconds if report.seconds else 0.0
     t.caption = f"{report.seconds:.2f} s, {rate:,.1f} pairs/s, {workers} worker(s)"
     err_console.print(t)
+
+
+def _render_table(report: object) -> Table:
+    from ortrex.engine.documents import RenderReport
+
+    assert isinstance(report, RenderReport)
+    t = Table(title="documents", show_header=False)
+    t.add_column("what")
+    t.add_column("count", justify="right")
+    rows: list[tuple[str, object]] = [
+        ("instances rendered", report.instances),
+        ("documents", report.documents), ("accepted", report.accepted)]
+    rows += [(f"rejected: {k}", v) for k, v in sorted(report.rejected.items())]
+    rows += [(f"form {k}", v) for k, v in sorted(report.by_form.items())]
+    rows += [(f"kind {k}", v) for k, v in sorted(report.by_kind.items())]
+    rows.append(("decontamination", report.decontamination))
+    if report.sandbox_seconds:
+        import numpy as np
+
+        sec = np.array(report.sandbox_seconds)
+        rows.append(("program run, median / p95 (ms)",
+                     f"{np.median(sec) * 1e3:.0f} / {np.percentile(sec, 95) * 1e3:.0f}"))
+    if report.seconds:
+        rows.append(("seconds", f"{report.seconds:.1f}"))
+        rows.append(("documents / s", f"{report.documents / report.seconds:.1f}"))
+    if report.resumed_from:
+        rows.append(("instances done before (resumed)", report.resumed_from))
+    for what, v in rows:
+        t.add_row(what, str(v))
+    return t
+
+
+FormsOption = Annotated[str, typer.Option("--forms", help="Comma-separated: DP, DT, DPS.")]
+KindsOption = Annotated[str, typer.Option("--kinds", help="Comma-separated: cpt, sft.")]
+
+
+def _render_spec(forms: str, kinds: str, seed: int, near_duplicate: float,
+                 contamination: float, db: Path | None = None, llm_base_url: str | None = None,
+                 llm_model: str | None = None) -> object:
+    from ortrex.engine.documents import RenderSpec
+    from ortrex.render.documents import KINDS
+    from ortrex.render.statement import FORMS
+
+    cache = str(_db(db).resolve().parent / ".ortrex-cache" / "llm") if llm_base_url else None
+    return RenderSpec(RenderSpec.parse(forms, FORMS, "form"),
+                      RenderSpec.parse(kinds, KINDS, "kind"), seed, near_duplicate,
+                      contamination, llm_base_url, llm_model, cache)
+
+
+LlmUrlOption = Annotated[str | None, typer.Option(
+    "--llm-base-url", help="OpenAI-compatible endpoint that rewrites statements (checked for "
+    "fidelity; cached on disk).", show_default=False)]
+LlmModelOption = Annotated[str | None, typer.Option("--llm-model", help="Model name for "
+                                                    "--llm-base-url.", show_default=False)]
+
+
+def _run_render(db: Path | None, spec: object, workers: int, limit: int | None) -> None:
+    from ortrex.engine.documents import run_render
+    from ortrex.engine.jobs import make_executor
+    from ortrex.store import Store
+    from ortrex.ui import console, stages
+
+    executor = make_executor(workers)
+    try:
+        with Store(_db(db), create=True) as store, \
+                stages({"render": "instances"}) as (on_stage, tick):
+            report = run_render(store, spec, workers=workers, limit=limit,  # type: ignore
+                                executor=executor, on_start=lambda n: on_stage("render", n),
+                                on_result=lambda rep: tick("render"))
+    finally:
+        executor.close()
+    console.print(_render_table(report))
+
+
+@app.command("render")
+def render_cmd(
+    forms: FormsOption = "DP,DT,DPS",
+    kinds: KindsOption = "cpt,sft",
+    limit: Annotated[int | None, typer.Option(min=0, help="Instances to render at most.")]
+    = None,
+    workers: Annotated[int, typer.Option(help="Worker processes (default: CPU count).")]
+    = os.cpu_count() or 1,
+    seed: Annotated[int, typer.Option(help="Seed of layouts and wording.")] = 0,
+    near_duplicate: Annotated[float, typer.Option(help="MinHash Jaccard at or above which a "
+                                                  "statement is a near-duplicate.")] = 0.85,
+    contamination: Annotated[float, typer.Option(help="MinHash Jaccard at or above which a "
+                                                 "statement is contaminated.")] = 0.5,
+    llm_base_url: LlmUrlOption = None,
+    llm_model: LlmModelOption = None,
+    db: DbOption = None,
+) -> None:
+    """Render documents for accepted instances and verify each (static checks, sandbox run,
+    captured-model equivalence, fidelity, near-duplicates, decontamination)."""
+    spec = _render_spec(forms, kinds, seed, near_duplicate, contamination, db, llm_base_url,
+                        llm_model)
+    _run_render(db, spec, workers, limit)
+
+
+verify_app = typer.Typer(help="Verify stored artefacts again.", no_args_is_help=True)
+app.add_typer(verify_app, name="verify")
+
+
+@verify_app.command("documents")
+def verify_documents_cmd(
+    limit: Annotated[int | None, typer.Option(min=0, help="Documents to check at most.")]
+    = None,
+    workers: Annotated[int, typer.Option(help="Worker processes (default: CPU count).")]
+    = os.cpu_count() or 1,
+    db: DbOption = None,
+) -> None:
+    """Run every document's checks again and update its status."""
+    from ortrex.engine.documents import recheck_documents
+    from ortrex.engine.jobs import make_executor
+    from ortrex.store import Store
+    from ortrex.ui import console, stages
+
+    executor = make_executor(workers)
+    try:
+        with Store(_db(db)) as store, stages({"verify": "documents"}) as (on_stage, tick):
+            n = store.query("SELECT count(*) FROM documents WHERE statement IS NOT NULL").item()
+            on_stage("verify", min(int(n), limit) if limit is not None else int(n))
+            rep = recheck_documents(store, workers, limit, executor,
+                                    on_result=lambda r: tick("verify"))
+    finally:
+        executor.close()
+    t = Table(title="verify documents", show_header=False)
+    t.add_column("what")
+    t.add_column("count", justify="right")
+    for what, v in [("documents", rep.documents), ("pass", rep.passed),
+                    *[(f"fail: {k}", c) for k, c in sorted(rep.failed.items())],
+                    ("status changed", rep.changed), ("seconds", f"{rep.seconds:.1f}")]:
+        t.add_row(what, str(v))
+    console.print(t)
+
+
+@app.command("pipeline")
+def pipeline_cmd(
+    count: Annotated[int, typer.Option(help="Accepted instances to generate.")] = 100,
+    families: Annotated[str, typer.Option(help="'all' or a comma-separated list.")] = "all",
+    size: Annotated[str, typer.Option(help="small, medium or large.")] = "small",
+    seed: Annotated[int, typer.Option(help="Random seed (the job is deterministic).")] = 0,
+    forms: FormsOption = "DP,DT,DPS",
+    kinds: KindsOption = "cpt,sft",
+    workers: Annotated[int, typer.Option(help="Worker processes (default: CPU count).")]
+    = os.cpu_count() or 1,
+    time_limit: Annotated[float, typer.Option(help="Seconds per solve.")] = 10.0,
+    llm_base_url: LlmUrlOption = None,
+    llm_model: LlmModelOption = None,
+    db: DbOption = None,
+) -> None:
+    """Generate verified instances, then render and verify their documents (resumable: run it
+    again to continue)."""
+    from ortrex.engine.jobs import JobSpec, make_executor, run_job
+    from ortrex.store import Store
+    from ortrex.ui import console, job_progress
+
+    spec = JobSpec(JobSpec.parse_families(families), count, seed, size, time_limit)
+    render_spec = _render_spec(forms, kinds, seed, 0.85, 0.5, db, llm_base_url, llm_model)
+    executor = make_executor(workers)
+    try:
+        with Store(_db(db), create=True) as store, job_progress(count) as update:
+            report = run_job(store, spec, workers=workers, resume=True, executor=executor,
+                             on_result=lambda r, ok, why, rep: update(
+                                 rep.accepted, rep.tasks, dict(rep.rejected)))
+            statuses = store.query(
+                "SELECT verifier, status, count(*) AS n FROM verifications WHERE run_id = ? "
+                "GROUP BY ALL ORDER BY ALL", [report.run_id])
+    finally:
+        executor.close()
+    console.print(_generate_tables(report, statuses))
+    _run_render(db, render_spec, workers, None)
+
+
+@app.command("import-seeds")
+def import_seeds_cmd(
+    file: Annotated[Path, typer.Argument(help="JSONL of {id, problem, answer, metadata}.")],
+    workers: Annotated[int, typer.Option(help="Worker processes (default: CPU count).")]
+    = os.cpu_count() or 1,
+    skip_bad: Annotated[bool, typer.Option(
+        "--skip-bad", help="Skip malformed lines (listed) instead of stopping.")] = False,
+    db: DbOption = None,
+) -> None:
+    """Import problem/answer seeds: run each answer program in the sandbox, capture its model,
+    verify it with HiGHS and Gurobi, and store the instance and the text with provenance."""
+    from ortrex.engine.jobs import make_executor
+    from ortrex.engine.seeds import import_seeds, read_seeds
+    from ortrex.store import Store
+    from ortrex.ui import console, stages
+
+    read_seeds(file, skip_bad)  # a malformed file stops here, before the store is touched
+    executor = make_executor(workers)
+    try:
+        with Store(_db(db), create=True) as store, \
+                stages({"seeds": "seeds"}) as (on_stage, tick):
+            rep = import_seeds(store, file, workers, skip_bad, executor,
+                               on_result=lambda r: tick("seeds"),
+                               on_start=lambda n: on_stage("seeds", n))
+    finally:
+        executor.close()
+    t = Table(title=f"seeds from {file}", show_header=False)
+    t.add_column("what")
+    t.add_column("count", justify="right")
+    rows: list[tuple[str, object]] = [("seeds", rep.seeds), ("programs ran", rep.ran),
+                                      ("models solved", rep.solved), ("accepted", rep.accepted)]
+    rows += [(f"rejected: {k}", v) for k, v in sorted(rep.reasons.items())]
+    rows += [("bad lines skipped", len(rep.skipped)), ("seconds", f"{rep.seconds:.1f}")]
+    for what, v in rows:
+        t.add_row(what, str(v))
+    console.print(t)
+    for line in rep.skipped:
+        console.print(f"[yellow]skipped[/] {line}")
 
 
 @app.command("info")

@@ -33,7 +33,7 @@ def quick_start() -> list[str]:
 def test_quick_start_has_exactly_two_commands() -> None:
     commands = quick_start()
     assert len(commands) == 2, commands
-    assert "ortrex generate --count 500" in commands[0] and "pytest" in commands[1]
+    assert "ortrex pipeline --count 500" in commands[0] and "pytest" in commands[1]
 
 
 def test_ci_runs_the_readme_test_command() -> None:

@@ -50,6 +50,7 @@ from ortrex.verifiers.dedup import (
 RENDERER = f"ortrex-render/{__version__}"
 
 
+
 @dataclass(frozen=True)
 class RenderSpec:
     """What to render: forms, kinds, the seed of every wording choice, dedup thresholds."""
@@ -59,8 +60,13 @@ class RenderSpec:
     seed: int = 0
     near_duplicate: float = 0.85
     contamination: float = 0.5
+    llm_base_url: str | None = None  # an OpenAI-compatible endpoint rewrites statements
+    llm_model: str | None = None
+    llm_cache: str | None = None
 
     def __post_init__(self) -> None:
+        if (self.llm_base_url is None) != (self.llm_model is None):
+            raise JobError("give both --llm-base-url and --llm-model, or neither")
         for f in self.forms:
             if f not in FORMS:
                 raise JobError(f"unknown form {f!r}; expected some of {', '.join(FORMS)}")
@@ -123,8 +129,47 @@ class DocRecord:
                           self.doc.program, self.files)
 
 
+_PARAPHRASER: Any = None
+
+
+def _paraphraser(spec: RenderSpec) -> Any:
+    """This process's LLM client (one per worker, created on first use)."""
+    global _PARAPHRASER
+    if _PARAPHRASER is None or _PARAPHRASER.cfg.base_url != spec.llm_base_url:
+        from pathlib import Path
+
+        from ortrex.render.llm import LLMConfig, Paraphraser
+
+        _PARAPHRASER = Paraphraser(LLMConfig(
+            spec.llm_base_url or "", spec.llm_model or "",
+            cache_dir=Path(spec.llm_cache) if spec.llm_cache else None))
+    return _PARAPHRASER
+
+
+def _paraphrase(task: RenderTask, sm: SemanticModel, st: Any, out: list[DocRecord]
+                ) -> tuple[Any, Check | None]:
+    """The statement rewritten by the LLM if it passes fidelity; a failed rewrite is kept as a
+    rejected ``paraphrase`` record and the template statement is used instead."""
+    from dataclasses import replace
+
+    from ortrex.render.llm import LLMError
+
+    try:
+        text = _paraphraser(task.spec).paraphrase(st.text)
+    except LLMError as exc:
+        return st, Check("llm", "fail", details={"why": str(exc)})
+    check = verify_statement(sm, st.form, text, st.files)
+    if check.ok:
+        return replace(st, text=text, layout=f"{st.layout}+llm"), None
+    doc = Rendered("paraphrase", st.form, f"{st.layout}+llm", text, None, "", "none")
+    sig = signature(statement_text(text, st.files)).astype("<u8").tobytes()
+    out.append(DocRecord(task.instance_id, doc, text, st.files, [check], sig, task.objective))
+    return st, None
+
+
 def _seed(task: RenderTask, form: str) -> int:
-    return int(content_id("seed", task.instance_id, form, task.spec.seed)[-8:], 16)
+    # From the semantic model, not the instance row: the same model renders the same way.
+    return int(content_id("seed", task.semantic, form, task.spec.seed)[-8:], 16)
 
 
 def render_task(task: RenderTask) -> list[DocRecord]:
@@ -138,6 +183,8 @@ def render_task(task: RenderTask) -> list[DocRecord]:
         seed = _seed(task, form)
         rng = np.random.default_rng(seed)
         st = render_statement(sm, form, seed=seed)
+        if task.spec.llm_base_url:
+            st, _ = _paraphrase(task, sm, st, out)
         fidelity = verify_statement(sm, form, st.text, st.files)
         mode = "json" if form == "DPS" else "literal"
         programs = {"gurobipy": gurobipy_program(sm, mode).code}
@@ -336,10 +383,12 @@ def run_render(store: Store, spec: RenderSpec, workers: int = 1, limit: int | No
                executor: Executor | None = None,
                on_result: Callable[[RenderReport], None] | None = None,
                decontaminator: Decontaminator | bool | None = True,
-               batch: int = 64) -> RenderReport:
+               batch: int = 64, on_start: Callable[[int], None] | None = None) -> RenderReport:
     """Render and verify documents for accepted instances; returns the report."""
     start = time.perf_counter()
     tasks, done = pending_tasks(store, spec, limit)
+    if on_start:
+        on_start(len(tasks))
     report = RenderReport(spec.run_id, resumed_from=done)
     with store.transaction():
         store.insert("runs", [{"id": spec.run_id, "command": "render",
@@ -370,4 +419,109 @@ def run_render(store: Store, spec: RenderSpec, workers: int = 1, limit: int | No
             [utcnow(), json.dumps({"instances": report.instances, "documents": report.documents,
                                    "accepted": report.accepted,
                                    "rejected": dict(report.rejected)}), spec.run_id])
+    return report
+
+
+# ---------------------------------------------------------------- re-verification
+@dataclass
+class RecheckTask:
+    """A stored document and what its checks need."""
+
+    doc_id: str
+    form: str
+    statement: str
+    files: dict[str, str]
+    program: str
+    solver: str
+    objective: float
+    semantic: str
+    model: bytes
+
+
+def recheck_task(t: RecheckTask) -> list[Check]:
+    """The worker-side checks of a stored document, run again (worker side)."""
+    sm = SemanticModel.loads(t.semantic)
+    instance = CanonicalModel.from_bytes(zlib.decompress(t.model))
+    fidelity = verify_statement(sm, t.form, t.statement, t.files)
+    prog = verify_program(t.program, t.files, instance, t.objective,
+                          "model" if t.solver == "gurobipy" else "h")
+    return [fidelity, *prog.checks]
+
+
+@dataclass
+class RecheckReport:
+    """What re-verification found."""
+
+    documents: int = 0
+    passed: int = 0
+    failed: Counter[str] = field(default_factory=Counter)
+    changed: int = 0
+    seconds: float = 0.0
+
+
+def recheck_documents(store: Store, workers: int = 1, limit: int | None = None,
+                      executor: Executor | None = None,
+                      on_result: Callable[[RecheckReport], None] | None = None,
+                      batch: int = 128) -> RecheckReport:
+    """Run the static, sandbox, equivalence and fidelity checks of stored documents again and
+    update their status (corpus-level verdicts, near-duplicate and contamination, are kept)."""
+    start = time.perf_counter()
+    df = store.query(
+        "SELECT d.id, d.form, d.statement, d.data_files, d.program, d.solver, d.objective, "
+        "s.model AS semantic, i.model, d.status FROM documents d "
+        "JOIN instances i ON i.id = d.instance_id JOIN semantic_models s ON s.id = i.semantic_id "
+        "WHERE d.statement IS NOT NULL AND d.program IS NOT NULL ORDER BY d.created_at, d.id" +
+        (f" LIMIT {int(limit)}" if limit is not None else ""))
+    rows = list(df.iter_rows())
+    tasks = [RecheckTask(did, form, st, json.loads(files) if files else {}, prog, solver or
+                         "gurobipy", float(obj), sem, model)
+             for did, form, st, files, prog, solver, obj, sem, model, _ in rows]
+    before = {r[0]: r[-1] for r in rows}
+    corpus = store.query(
+        "SELECT subject_id, verifier, details FROM verifications WHERE subject_kind = "
+        "'document' AND verifier IN ('near_duplicate', 'decontamination') AND status = 'fail'")
+    corpus_fail = {sid: (ver, json.loads(det or "{}").get("why"))
+                   for sid, ver, det in corpus.iter_rows()}
+    report = RecheckReport()
+    own = executor is None
+    executor = executor or make_executor(workers)
+    now = utcnow()
+    updates: list[tuple[str, str | None, str | None, str]] = []
+    ver_rows: list[dict[str, Any]] = []
+
+    def flush() -> None:
+        if not updates:
+            return
+        with store.transaction():
+            store.insert("verifications", ver_rows, on_conflict="replace")
+            store.conn.executemany(
+                "UPDATE documents SET status = ?, reject_reason = ?, reject_detail = ? "
+                "WHERE id = ?", [(s, r, d, i) for i, r, d, s in updates])
+        updates.clear()
+        ver_rows.clear()
+
+    try:
+        for t, checks in zip(tasks, executor.map(recheck_task, tasks), strict=False):
+            failed = next((c for c in checks if not c.ok), None)
+            reason, detail = (failed.verifier, failed.details.get("why")) if failed else \
+                corpus_fail.get(t.doc_id, (None, None))
+            status = "accepted" if reason is None else "rejected"
+            updates.append((t.doc_id, reason, detail, status))
+            ver_rows.extend({**check_row(t.doc_id, c), "created_at": now, "run_id": None}
+                            for c in checks)
+            report.documents += 1
+            report.changed += before[t.doc_id] != status
+            if failed is None:
+                report.passed += 1
+            else:
+                report.failed[failed.verifier] += 1
+            if on_result:
+                on_result(report)
+            if len(updates) >= batch:
+                flush()
+        flush()
+    finally:
+        if own:
+            executor.close()
+    report.seconds = time.perf_counter() - start
     return report

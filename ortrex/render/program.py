@@ -226,7 +226,10 @@ def gurobipy_program(sm: SemanticModel, data_mode: str = "literal") -> Program:
              "", *(["import json", ""] if data_mode == "json" else []),
              "import gurobipy as gp", "from gurobipy import GRB", "", ""]
     lines += _data_block(sm, names, data_mode)
-    lines += ["", f"model = gp.Model({sm.family!r})", "model.Params.OutputFlag = 0", ""]
+    lines += ["", f"model = gp.Model({sm.family!r})", "model.Params.OutputFlag = 0"]
+    if any(v.vtype != "C" for v in sm.variables):  # prove the optimum, not a 1e-4 gap
+        lines.append("model.Params.MIPGap = 1e-9")
+    lines.append("")
     vtype = {"C": "GRB.CONTINUOUS", "I": "GRB.INTEGER", "B": "GRB.BINARY"}
     for v in sm.variables:
         name = names.var(v.name)
@@ -321,7 +324,10 @@ def highspy_program(sm: SemanticModel, data_mode: str = "literal") -> Program:
     if quadratic:
         lines += _HIGHS_QUAD_HELPER
     lines += _data_block(sm, names, data_mode)
-    lines += ["", "h = highspy.Highs()", "h.silent()", ""]
+    lines += ["", "h = highspy.Highs()", "h.silent()"]
+    if any(v.vtype != "C" for v in sm.variables):
+        lines.append('h.setOptionValue("mip_rel_gap", 1e-9)')
+    lines.append("")
     vt = {"C": "highspy.HighsVarType.kContinuous", "I": "highspy.HighsVarType.kInteger",
           "B": "highspy.HighsVarType.kInteger"}
     for v in sm.variables:

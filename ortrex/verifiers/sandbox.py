@@ -35,7 +35,7 @@ from ortrex.verifiers import isolation
 from ortrex.verifiers.isolation import Limits
 
 CAPTURE_FILE = "__captured_model__.mps"
-PRELOAD = ("numpy", "scipy", "gurobipy", "highspy")
+PRELOAD = ("numpy", "scipy", "pandas", "gurobipy", "highspy")
 _WARNED = False
 
 
@@ -70,8 +70,9 @@ class Job:
 
     def __post_init__(self) -> None:
         for name in self.files:
-            if not name or "/" in name or name.startswith(".") or name == "main.py":
-                raise ValueError(f"data file name {name!r} must be a plain file name")
+            parts = name.split("/")
+            if not name or name == "main.py" or any(not p or p.startswith(".") for p in parts):
+                raise ValueError(f"data file name {name!r} must be a plain relative path")
 
 
 # ---------------------------------------------------------------- inside the sandbox
@@ -159,7 +160,9 @@ def _prepare(job: Job, root: str | None = None) -> str:
     workdir = tempfile.mkdtemp(prefix="ortrex-sandbox-", dir=root)
     for name, content in job.files.items():
         mode = "wb" if isinstance(content, bytes) else "w"
-        with open(os.path.join(workdir, name), mode) as f:
+        path = os.path.join(workdir, name)
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        with open(path, mode) as f:
             f.write(content)
     with open(os.path.join(workdir, "main.py"), "w") as f:
         f.write(job.code)

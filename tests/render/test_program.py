@@ -68,5 +68,5 @@ def test_numbers_and_literals_read_back_exactly() -> None:
         assert float(number(v)) == v
     assert number(3.0) == "3" and number(2.0, integer=True) == "2"
     assert literal([[1.0, 2.5], [3.0, 0.1]]) == "[[1, 2.5], [3, 0.1]]"
-    assert eval(literal([float("inf")])) == [float("inf")]  # noqa: S307 - our own literal
+    assert eval(literal([float("inf")])) == [float("inf")]
     assert python_name("class") == "class_" and python_name("2x") == "_2x"

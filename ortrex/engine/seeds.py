@@ -1,0 +1,302 @@
+"""Seed import: external problem/answer pairs (``{"id", "problem", "answer", "metadata"}``
+lines) become verified instances and documents with provenance.
+
+Each answer program runs in the sandbox with the data files its problem text embeds
+(``### data.json`` followed by a fenced block); the model it built is captured, solved by
+HiGHS and Gurobi and filtered like a generated instance; the problem and answer are stored as a
+``seed`` document. Lineage: seed file (source) -> document (imported) -> instance (captured).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import re
+import time
+from collections import Counter
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ortrex import __version__
+from ortrex.engine.jobs import Executor, JobError, make_executor
+from ortrex.engine.pipeline import verify
+from ortrex.engine.verify_doc import Check, check_row, sandbox
+from ortrex.ir.formats import ModelFileError, loads
+from ortrex.store.db import Store, utcnow
+from ortrex.store.ids import content_id, edge_id, verification_id
+from ortrex.store.records import instance_row, pack_solution
+from ortrex.verifiers.isolation import Limits
+from ortrex.verifiers.sandbox import Job
+from ortrex.verifiers.solvers import objectives_agree
+from ortrex.verifiers.static import check_program
+
+_PYTHON_TAG = re.compile(r"<python>\s*(.*?)\s*</python>", re.S)
+_FENCED = re.compile(r"```(?:python|py)?[ \t]*\n(.*?)```", re.S)
+_FILE_BLOCK = re.compile(r"#{2,4}\s*`?([\w./-]+\.(?:json|csv))`?\s*\n+```[\w]*\n(.*?)```", re.S)
+_REPORTED = re.compile(
+    r"(?:objective|optimal[_ ]value|optimal|obj)[^\n=:]*[=:]\s*"
+    r"([-+]?\d[\d,]*\.?\d*(?:[eE][-+]?\d+)?)", re.I)
+
+
+class SeedFileError(ValueError):
+    """A malformed seed file: one line per bad entry, with its line number."""
+
+    def __init__(self, path: str, problems: list[tuple[int, str]]) -> None:
+        self.path, self.problems = path, problems
+        lines = [f"{path}:{n}: {msg}" for n, msg in problems[:20]]
+        if len(problems) > 20:
+            lines.append(f"... and {len(problems) - 20} more bad lines")
+        super().__init__("\n".join(lines))
+
+
+@dataclass(frozen=True)
+class Seed:
+    """One seed: where it came from and what it says."""
+
+    line: int
+    id: str
+    problem: str
+    answer: str
+    metadata: dict[str, Any]
+
+
+def read_seeds(path: Path, skip_bad: bool = False) -> tuple[list[Seed], list[str]]:
+    """Seeds of a JSONL file, and the bad lines skipped (``skip_bad``); otherwise any bad line
+    raises :class:`SeedFileError` listing every bad line."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise SeedFileError(str(path), [(0, f"cannot read: {exc.strerror or exc}")]) from None
+    except UnicodeDecodeError as exc:
+        raise SeedFileError(str(path), [(0, f"not UTF-8 text ({exc.reason})")]) from None
+    seeds, problems = [], []
+    for n, line in enumerate(text.splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            obj = json.loads(line)
+        except json.JSONDecodeError as exc:
+            problems.append((n, f"not valid JSON ({exc.msg})"))
+            continue
+        if not isinstance(obj, dict):
+            problems.append((n, "expected a JSON object"))
+            continue
+        missing = [k for k in ("problem", "answer") if not isinstance(obj.get(k), str)
+                   or not obj[k].strip()]
+        if missing:
+            problems.append((n, f"field {missing[0]!r} must be non-empty text"))
+            continue
+        meta = obj.get("metadata") or {}
+        if not isinstance(meta, dict):
+            problems.append((n, "field 'metadata' must be an object"))
+            continue
+        sid = str(obj.get("id") or content_id("seed", obj["problem"], obj["answer"]))
+        seeds.append(Seed(n, sid, obj["problem"], obj["answer"], meta))
+    if problems and not skip_bad:
+        raise SeedFileError(str(path), problems)
+    if not seeds and not problems:
+        raise SeedFileError(str(path), [(0, "no seeds in the file")])
+    return seeds, [f"{path}:{n}: {m}" for n, m in problems]
+
+
+def extract_program(answer: str) -> str:
+    """The program of an answer: a ``<python>`` section, else a fenced block, else the text."""
+    m = _PYTHON_TAG.search(answer)
+    if m:
+        body = m.group(1)
+        fenced = _FENCED.search(body)
+        return fenced.group(1) if fenced else body
+    fenced = _FENCED.findall(answer)
+    return fenced[0] if len(fenced) == 1 else answer
+
+
+def extract_files(problem: str) -> dict[str, str]:
+    """Data files a problem text embeds (``### data.json`` then a fenced block)."""
+    return {name: body for name, body in _FILE_BLOCK.findall(problem)}
+
+
+def reported_objective(stdout: str) -> float | None:
+    """The last objective value a program printed, in any of the usual phrasings."""
+    found = _REPORTED.findall(stdout)
+    if not found:
+        return None
+    try:
+        return float(found[-1].replace(",", ""))
+    except ValueError:
+        return None
+
+
+@dataclass
+class SeedResult:
+    """What became of one seed (worker side)."""
+
+    seed: Seed
+    code: str
+    files: dict[str, str]
+    run_status: str
+    checks: list[Check]
+    instance: dict[str, Any] | None = None
+    verifications: list[dict[str, Any]] = field(default_factory=list)
+    accepted: bool = False
+    reason: str | None = None
+    objective: float | None = None
+
+
+def process_seed(seed: Seed, wall_s: float = 60.0) -> SeedResult:
+    """Run a seed's program, capture and verify its model (worker side)."""
+    code = extract_program(seed.answer)
+    files = extract_files(seed.problem)
+    static = check_program(code, tuple(files))
+    checks = [Check("static", "pass" if static.ok else "fail",
+                    details={"why": static.summary()} if not static.ok else {})]
+    job = Job(static.code or code, files, Limits(wall_s=wall_s, cpu_s=int(wall_s) + 5))
+    run = sandbox().run(job)
+    res = SeedResult(seed, code, files, run.status, checks)
+    printed = reported_objective(run.stdout)
+    if run.status != "ok" or run.captured is None:
+        tail = run.stderr.strip().splitlines()[-1:] or [run.status]
+        checks.append(Check("sandbox", "fail", runtime_s=run.seconds,
+                            details={"why": f"program {run.status}: {tail[0][:300]}",
+                                     "isolation": run.isolation}))
+        res.reason = "program_failed" if run.status != "ok" else "no_model_captured"
+        return res
+    checks.append(Check("sandbox", "pass", printed, run.seconds,
+                        {"isolation": run.isolation}))
+    try:
+        model = loads(run.captured.decode("utf-8", "replace"), "mps", f"seed {seed.id}")
+    except ModelFileError as exc:
+        res.reason = "model_unreadable"
+        checks.append(Check("capture", "fail", details={"why": str(exc)}))
+        return res
+    model = model.replace(name=seed.id)
+    outcome = verify(model, time_limit=30.0)
+    iid = model.content_hash
+    res.objective = outcome.objective
+    res.accepted = outcome.accepted
+    res.reason = None if outcome.accepted else (
+        outcome.rejection.reason if outcome.rejection else "rejected")
+    if outcome.accepted and printed is not None and outcome.objective is not None and \
+            not objectives_agree(printed, outcome.objective):
+        res.accepted, res.reason = False, "reported_objective_differs"
+    checks.append(Check("agreement", "pass" if res.accepted else "fail", outcome.objective,
+                        details={"printed": printed, "why": res.reason} if res.reason else
+                        {"printed": printed}))
+    res.instance = instance_row(
+        model, family=str(seed.metadata.get("structure") or "seed"),
+        status="accepted" if outcome.accepted else "rejected",
+        reject_reason=None if outcome.accepted else res.reason, objective=outcome.objective,
+        difficulty=outcome.score, difficulty_band=outcome.band,
+        domain=seed.metadata.get("domain"))
+    for r in outcome.results:
+        res.verifications.append({
+            "id": verification_id(iid, r.solver), "subject_id": iid, "subject_kind": "instance",
+            "verifier": r.solver, "status": r.status.value, "objective": r.objective,
+            "runtime_s": r.runtime_s, "details": json.dumps({"message": r.message}),
+            "solution": pack_solution(r.x), "solver_version": r.solver_version})
+    return res
+
+
+@dataclass
+class SeedReport:
+    """Counts of a seed import."""
+
+    seeds: int = 0
+    ran: int = 0
+    solved: int = 0
+    accepted: int = 0
+    reasons: Counter[str] = field(default_factory=Counter)
+    skipped: list[str] = field(default_factory=list)
+    seconds: float = 0.0
+
+
+def _process(seed: Seed) -> SeedResult:
+    return process_seed(seed)
+
+
+def import_seeds(store: Store, path: Path, workers: int = 1, skip_bad: bool = False,
+                 executor: Executor | None = None,
+                 on_result: Callable[[SeedReport], None] | None = None,
+                 on_start: Callable[[int], None] | None = None) -> SeedReport:
+    """Import every seed of ``path`` (validated first: a bad line stops the import before any
+    write unless ``skip_bad``); ids are content hashes, so running it again changes nothing."""
+    start = time.perf_counter()
+    seeds, skipped = read_seeds(path, skip_bad)
+    data = path.read_bytes()
+    sha = hashlib.sha256(data).hexdigest()
+    abspath = os.path.abspath(path)
+    sid = content_id("src", abspath, sha)
+    run_id = content_id("run", "import-seeds", sha)
+    report = SeedReport(seeds=len(seeds), skipped=skipped)
+    if on_start:
+        on_start(len(seeds))
+    own = executor is None
+    executor = executor or make_executor(workers)
+    results: list[SeedResult] = []
+    try:
+        for res in executor.map(_process, seeds):
+            results.append(res)
+            report.ran += res.run_status == "ok"
+            report.solved += res.objective is not None
+            report.accepted += res.accepted
+            if not res.accepted:
+                report.reasons[res.reason or "?"] += 1
+            if on_result:
+                on_result(report)
+    finally:
+        if own:
+            executor.close()
+    now = utcnow()
+    stamp = {"created_at": now, "run_id": run_id}
+    docs, instances, vers, edges = [], {}, [], []
+    for res in results:
+        s = res.seed
+        form = str(s.metadata.get("mode") or "")
+        did = content_id("doc", "seed", s.id, s.problem, s.answer)
+        docs.append({
+            "id": did, "instance_id": res.instance["id"] if res.instance else None,
+            "semantic_id": None, "kind": "seed", "form": form or None, "text": s.problem,
+            "data_files": json.dumps(res.files) if res.files else None, "program": res.code,
+            "renderer": f"seed:{s.metadata.get('seed_stage', 'external')}",
+            "template": s.metadata.get("answer_style"), "statement": s.problem,
+            "style": s.metadata.get("answer_style"), "solver": "gurobipy",
+            "messages": json.dumps([{"role": "user", "content": s.problem},
+                                    {"role": "assistant", "content": s.answer}]),
+            "status": "accepted" if res.accepted else "rejected",
+            "reject_reason": res.reason, "reject_detail": None, "objective": res.objective,
+            "minhash": None, **stamp})
+        vers.extend({**check_row(did, c), **stamp} for c in res.checks)
+        params = json.dumps({"line": s.line, "seed_id": s.id, "metadata": s.metadata})
+        edges.append({"id": edge_id(sid, did, "imported"), "parent_id": sid,
+                      "parent_kind": "source", "child_id": did, "child_kind": "document",
+                      "relation": "imported", "operator": "seed", "params": params, **stamp})
+        if res.instance:
+            iid = res.instance["id"]
+            instances.setdefault(iid, {**res.instance, **stamp})
+            vers.extend({**v, **stamp} for v in res.verifications)
+            edges.append({"id": edge_id(did, iid, "captured"), "parent_id": did,
+                          "parent_kind": "document", "child_id": iid,
+                          "child_kind": "instance", "relation": "captured",
+                          "operator": "sandbox", "params": params, **stamp})
+    report.seconds = time.perf_counter() - start
+    with store.transaction():
+        store.insert("sources", [{"id": sid, "path": abspath, "sha256": sha,
+                                  "format": "seed-jsonl", "size_bytes": len(data),
+                                  "first_seen_at": now, "run_id": run_id}])
+        store.insert("instances", list(instances.values()))
+        store.insert("documents", docs, on_conflict="replace")
+        store.insert("verifications", vers, on_conflict="replace")
+        store.insert("lineage", edges)
+        store.insert("runs", [{"id": run_id, "command": "import-seeds",
+                               "config": {"path": abspath, "workers": workers},
+                               "counts": {"seeds": report.seeds, "ran": report.ran,
+                                          "solved": report.solved,
+                                          "accepted": report.accepted},
+                               "status": "complete", "ortrex_version": __version__,
+                               "started_at": now, "finished_at": utcnow()}])
+    return report
+
+
+__all__ = ["JobError", "SeedFileError", "import_seeds", "read_seeds"]
