@@ -29,7 +29,7 @@ from ortrex.store.db import Store, utcnow
 from ortrex.store.ids import content_id, edge_id, verification_id
 from ortrex.store.records import instance_row, pack_solution
 from ortrex.verifiers.isolation import Limits
-from ortrex.verifiers.sandbox import Job
+from ortrex.verifiers.sandbox import PRELOAD_SEEDS, Job
 from ortrex.verifiers.solvers import objectives_agree
 from ortrex.verifiers.static import check_program
 
@@ -153,7 +153,7 @@ def process_seed(seed: Seed, wall_s: float = 60.0) -> SeedResult:
     checks = [Check("static", "pass" if static.ok else "fail",
                     details={"why": static.summary()} if not static.ok else {})]
     job = Job(static.code or code, files, Limits(wall_s=wall_s, cpu_s=int(wall_s) + 5))
-    run = sandbox().run(job)
+    run = sandbox(PRELOAD_SEEDS).run(job)
     res = SeedResult(seed, code, files, run.status, checks)
     printed = reported_objective(run.stdout)
     if run.status != "ok" or run.captured is None:

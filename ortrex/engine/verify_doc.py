@@ -15,19 +15,19 @@ from ortrex.render.program import parse_output
 from ortrex.verifiers.equivalence import check_equivalence
 from ortrex.verifiers.fidelity import check_fidelity
 from ortrex.verifiers.isolation import Limits
-from ortrex.verifiers.sandbox import Job, Sandbox
+from ortrex.verifiers.sandbox import PRELOAD, Job, Sandbox
 from ortrex.verifiers.solvers import objectives_agree
 from ortrex.verifiers.static import check_program
 
-_SANDBOX: Sandbox | None = None
+_SANDBOXES: dict[tuple[str, ...], Sandbox] = {}
 
 
-def sandbox() -> Sandbox:
-    """This process's warm fork server (started on first use, reused for every program)."""
-    global _SANDBOX
-    if _SANDBOX is None or _SANDBOX.proc.poll() is not None:
-        _SANDBOX = Sandbox()
-    return _SANDBOX
+def sandbox(preload: tuple[str, ...] = PRELOAD) -> Sandbox:
+    """This process's warm fork server for ``preload`` (started on first use, then reused)."""
+    sb = _SANDBOXES.get(preload)
+    if sb is None or sb.proc.poll() is not None:
+        sb = _SANDBOXES[preload] = Sandbox(preload)
+    return sb
 
 
 @dataclass

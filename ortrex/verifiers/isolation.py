@@ -135,16 +135,32 @@ def join_cgroup(path: str | None) -> None:
             f.write("0")
 
 
+_LEFT: list[str] = []  # cgroups whose last processes were still being reaped
+
+
 def remove_cgroup(path: str | None) -> None:
-    """Remove a sandbox cgroup once its processes are gone (they were killed; allow a moment)."""
-    if not path:
-        return
-    for _ in range(200):
+    """Remove a sandbox cgroup; one still busy (its killed processes not yet reaped by the
+    kernel) is retried on later calls instead of being waited for."""
+    for p in [*_LEFT, *([path] if path else [])]:
         try:
-            os.rmdir(path)
-            return
+            os.rmdir(p)
+            if p in _LEFT:
+                _LEFT.remove(p)
+        except FileNotFoundError:
+            if p in _LEFT:
+                _LEFT.remove(p)
         except OSError:
-            time.sleep(0.01)
+            if p not in _LEFT:
+                _LEFT.append(p)
+
+
+def remove_left_cgroups(wait_s: float = 2.0) -> None:
+    """Retry the busy cgroups for up to ``wait_s`` (at exit)."""
+    deadline = time.monotonic() + wait_s
+    while _LEFT and time.monotonic() < deadline:
+        remove_cgroup(None)
+        if _LEFT:
+            time.sleep(0.02)
 
 
 def enter_namespaces() -> bool:

@@ -35,7 +35,11 @@ from ortrex.verifiers import isolation
 from ortrex.verifiers.isolation import Limits
 
 CAPTURE_FILE = "__captured_model__.mps"
-PRELOAD = ("numpy", "scipy", "pandas", "gurobipy", "highspy")
+# What the warm server imports before forking. Every fork copies the server's page tables, so
+# this is kept to what generated programs use (pandas and scipy would double the fork cost);
+# a program importing anything else pays for that import itself.
+PRELOAD = ("numpy", "gurobipy", "highspy")
+PRELOAD_SEEDS = (*PRELOAD, "pandas")  # external seed programs often read CSV with pandas
 _WARNED = False
 
 
@@ -120,14 +124,14 @@ def _become_program(job: Job, workdir: str, use_ns: bool, cgroup: str | None) ->
         os.setsid()
         isolation.join_cgroup(cgroup)
         if use_ns and isolation.enter_namespaces():
-            # After unshare the next child is the PID namespace's init; it only waits for the
-            # program (its own child: pid 1 would ignore signals such as SIGXCPU) and passes
-            # the exit status on. When init ends, the kernel kills whatever is left inside.
-            for _ in range(2):
-                pid = os.fork()
-                if pid:
-                    _, status = os.waitpid(pid, 0)
-                    os._exit(_encode(status))
+            # After unshare the next child is the PID namespace's init and runs the program;
+            # this process only waits and passes the exit status on. When init ends, the
+            # kernel kills whatever is left inside. (One process fewer than an init that
+            # only waits: every fork of a process with gurobipy loaded costs milliseconds.)
+            pid = os.fork()
+            if pid:
+                _, status = os.waitpid(pid, 0)
+                os._exit(_encode(status))
         os.chdir(workdir)
         for fd, name in ((1, "stdout.txt"), (2, "stderr.txt")):
             out = os.open(name, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
@@ -169,8 +173,9 @@ def _prepare(job: Job, root: str | None = None) -> str:
     return workdir
 
 
-def _wait(pid: int, wall_s: float) -> tuple[int | None, bool]:
-    """(wait status, timed out): wait for ``pid`` at most ``wall_s``; kill its group after."""
+def _wait(pid: int, wall_s: float) -> tuple[int | None, bool, float]:
+    """(wait status, timed out, CPU seconds of it and its reaped children): wait for ``pid``
+    at most ``wall_s``; kill its group after."""
     deadline = time.monotonic() + wall_s
     try:
         fd = os.pidfd_open(pid)
@@ -183,17 +188,17 @@ def _wait(pid: int, wall_s: float) -> tuple[int | None, bool]:
                 break
             if fd is not None:
                 select.select([fd], [], [], left)
-            done, status = os.waitpid(pid, os.WNOHANG)
+            done, status, usage = os.wait4(pid, os.WNOHANG)
             if done:
-                return status, False
+                return status, False, usage.ru_utime + usage.ru_stime
             if fd is None:
                 time.sleep(min(0.005, left))
     finally:
         if fd is not None:
             os.close(fd)
     _kill_group(pid)
-    _, status = os.waitpid(pid, 0)
-    return status, True
+    _, status, usage = os.wait4(pid, 0)
+    return status, True, usage.ru_utime + usage.ru_stime
 
 
 def _kill_group(pid: int) -> None:
@@ -212,7 +217,7 @@ def _read_capped(path: str, cap: int) -> tuple[str, bool]:
 
 
 def _collect(job: Job, workdir: str, status: int | None, timed_out: bool, seconds: float,
-             iso: dict[str, str]) -> RunResult:
+             iso: dict[str, str], cpu: float = 0.0) -> RunResult:
     code = None if status is None else os.waitstatus_to_exitcode(status)
     out, t1 = _read_capped(os.path.join(workdir, "stdout.txt"), job.limits.output_bytes)
     err, t2 = _read_capped(os.path.join(workdir, "stderr.txt"), job.limits.output_bytes)
@@ -225,7 +230,8 @@ def _collect(job: Job, workdir: str, status: int | None, timed_out: bool, second
     sig = -code if code is not None and code < 0 else (code - 128 if code and code > 128 else 0)
     if timed_out:
         state = "timeout"
-    elif sig == signal.SIGXCPU:
+    elif sig == signal.SIGXCPU or (sig == signal.SIGKILL and cpu >= job.limits.cpu_s - 0.05):
+        # A namespace's init ignores SIGXCPU: the hard limit's SIGKILL ends it instead.
         state = "cpu_limit"
     elif sig == signal.SIGXFSZ or "[Errno 27] File too large" in err:
         state = "output_limit"
@@ -251,10 +257,10 @@ def run_forked(job: Job, root: str | None = None) -> RunResult:
     if pid == 0:
         _become_program(job, workdir, use_ns, cgroup)
     try:
-        status, timed_out = _wait(pid, job.limits.wall_s)
+        status, timed_out, cpu = _wait(pid, job.limits.wall_s)
     finally:
         isolation.remove_cgroup(cgroup)
-    return _collect(job, workdir, status, timed_out, time.perf_counter() - t0, iso)
+    return _collect(job, workdir, status, timed_out, time.perf_counter() - t0, iso, cpu)
 
 
 def _warn_once(iso: dict[str, str]) -> None:
@@ -296,6 +302,7 @@ def serve(preload: tuple[str, ...] = PRELOAD) -> None:
         try:
             job, root = _recv(rfile)
         except EOFError:
+            isolation.remove_left_cgroups()
             return
         try:
             result = run_forked(job, root)
@@ -372,9 +379,9 @@ def run_cold(job: Job, root: str | None = None) -> RunResult:
     proc = subprocess.Popen([sys.executable, "-c", _COLD, job_path], stdin=subprocess.DEVNULL,
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
-        status, timed_out = _wait(proc.pid, job.limits.wall_s)
+        status, timed_out, cpu = _wait(proc.pid, job.limits.wall_s)
     finally:
         isolation.remove_cgroup(cgroup)
     proc.returncode = 0  # reaped by _wait
     Path(job_path).unlink(missing_ok=True)
-    return _collect(job, workdir, status, timed_out, time.perf_counter() - t0, iso)
+    return _collect(job, workdir, status, timed_out, time.perf_counter() - t0, iso, cpu)
