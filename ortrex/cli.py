@@ -110,16 +110,23 @@ def generate_cmd(
     db: DbOption = None,
 ) -> None:
     """Generate verified instances: sample families, solve with HiGHS and Gurobi, filter."""
-    from ortrex.engine.jobs import JobSpec, make_executor, run_job
+    from ortrex.engine.jobs import JobSpec
+
+    spec = JobSpec(JobSpec.parse_families(families), count, seed, size, time_limit)
+    _run_generate(db, spec, workers, resume)
+
+
+def _run_generate(db: Path | None, spec: object, workers: int, resume: bool) -> None:
+    from ortrex.engine.jobs import make_executor, run_job
     from ortrex.store import Store
     from ortrex.ui import console, job_progress
 
-    spec = JobSpec(JobSpec.parse_families(families), count, seed, size, time_limit)
     executor = make_executor(workers)  # checks the worker count before the store is touched
     try:
-        with Store(_db(db), create=True) as store, job_progress(count) as update:
-            report = run_job(store, spec, workers=workers, resume=resume, executor=executor,
-                             on_result=lambda r, ok, why, rep: update(
+        with Store(_db(db), create=True) as store, \
+                job_progress(spec.count) as update:  # type: ignore[attr-defined]
+            report = run_job(store, spec, workers=workers, resume=resume,  # type: ignore
+                             executor=executor, on_result=lambda r, ok, why, rep: update(
                                  rep.accepted, rep.tasks, dict(rep.rejected)))
             statuses = store.query(
                 "SELECT verifier, status, count(*) AS n FROM verifications WHERE run_id = ? "
@@ -625,24 +632,11 @@ def pipeline_cmd(
 ) -> None:
     """Generate verified instances, then render and verify their documents (resumable: run it
     again to continue)."""
-    from ortrex.engine.jobs import JobSpec, make_executor, run_job
-    from ortrex.store import Store
-    from ortrex.ui import console, job_progress
+    from ortrex.engine.jobs import JobSpec
 
     spec = JobSpec(JobSpec.parse_families(families), count, seed, size, time_limit)
     render_spec = _render_spec(forms, kinds, seed, 0.85, 0.5, db, llm_base_url, llm_model)
-    executor = make_executor(workers)
-    try:
-        with Store(_db(db), create=True) as store, job_progress(count) as update:
-            report = run_job(store, spec, workers=workers, resume=True, executor=executor,
-                             on_result=lambda r, ok, why, rep: update(
-                                 rep.accepted, rep.tasks, dict(rep.rejected)))
-            statuses = store.query(
-                "SELECT verifier, status, count(*) AS n FROM verifications WHERE run_id = ? "
-                "GROUP BY ALL ORDER BY ALL", [report.run_id])
-    finally:
-        executor.close()
-    console.print(_generate_tables(report, statuses))
+    _run_generate(db, spec, workers, resume=True)
     _run_render(db, render_spec, workers, None)
 
 

@@ -67,7 +67,6 @@ def _fmt(v: float) -> str:
 
 def walkthrough(sm: SemanticModel) -> str:
     """How the model is built, family by family, in words and LaTeX."""
-    sets = sm.set_map
     lines = ["**Sets.** " + "; ".join(
         f"${s.name}$: the {plural(s.entity or s.name)} ({len(s)})" for s in sm.sets) + "."]
     if sm.params:
@@ -88,7 +87,6 @@ def walkthrough(sm: SemanticModel) -> str:
         rhs = c.rhs.latex() if hasattr(c.rhs, "latex") else number(float(c.rhs))
         lines.append(f"- {c.meaning} ${c.lhs.latex()} {rel} {rhs}$"
                      + (f" for all ${quant}$." if quant else "."))
-    del sets
     return "\n".join(lines)
 
 

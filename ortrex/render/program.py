@@ -187,6 +187,24 @@ def _loops(dims: tuple[tuple[str, str], ...], names: _Names) -> list[str]:
     return [f"for {i} in range(len({names.set(s)}))" for i, s in dims]
 
 
+def _declare(v: VariableFamily, name: str, call: str, container: str, em: _Emitter,
+             names: _Names) -> list[str]:
+    """Lines creating a variable family: one call, or a container filled over its index grid
+    (only where the family's conditions hold)."""
+    if not v.dims:
+        return [f"{name} = {call}"]
+    out = [f"{name} = {container}"]
+    indent = ""
+    for loop in _loops(v.dims, names):
+        out.append(f"{indent}{loop}:")
+        indent += "    "
+    if v.where:
+        out.append(f"{indent}if {' and '.join(em.cond(c, dict(v.dims)) for c in v.where)}:")
+        indent += "    "
+    out.append(f"{indent}{name}[{', '.join(i for i, _ in v.dims)}] = {call}")
+    return out
+
+
 def _bound(b: Expr | float, em: _Emitter, sets: dict[str, str], inf: str) -> str:
     if not isinstance(b, Expr):
         if math.isinf(b):
@@ -238,20 +256,8 @@ def gurobipy_program(sm: SemanticModel, data_mode: str = "literal") -> Program:
         args = [f"vtype={vtype[v.vtype]}", f"name={_var_name(v, names)}"]
         if v.vtype != "B":
             args = _bound_args(v, em, sets, "GRB.INFINITY") + args
-        call = f"model.addVar({', '.join(args)})"
-        if not v.dims:
-            lines.append(f"{name} = {call}")
-            continue
-        lines.append(f"{name} = gp.tupledict()")
-        indent = ""
-        for loop in _loops(v.dims, names):
-            lines.append(f"{indent}{loop}:")
-            indent += "    "
-        if v.where:
-            lines.append(f"{indent}if {' and '.join(em.cond(c, sets) for c in v.where)}:")
-            indent += "    "
-        key = ", ".join(i for i, _ in v.dims)
-        lines.append(f"{indent}{name}[{key}] = {call}")
+        lines += _declare(v, name, f"model.addVar({', '.join(args)})", "gp.tupledict()", em,
+                          names)
     lines.append("")
     for c in sm.constraints:
         sets = dict(c.forall)
@@ -337,20 +343,7 @@ def highspy_program(sm: SemanticModel, data_mode: str = "literal") -> Program:
             _bound_args(v, em, sets, "highspy.kHighsInf")
         lines.append(f"# {v.description}" + (f" ({v.unit})" if v.unit else ""))
         args = ", ".join([*bounds, f"type={vt[v.vtype]}", f"name={_var_name(v, names)}"])
-        call = f"h.addVariable({args})"
-        if not v.dims:
-            lines.append(f"{name} = {call}")
-            continue
-        lines.append(f"{name} = {{}}")
-        indent = ""
-        for loop in _loops(v.dims, names):
-            lines.append(f"{indent}{loop}:")
-            indent += "    "
-        if v.where:
-            lines.append(f"{indent}if {' and '.join(em.cond(c, sets) for c in v.where)}:")
-            indent += "    "
-        key = ", ".join(i for i, _ in v.dims)
-        lines.append(f"{indent}{name}[{key}] = {call}")
+        lines += _declare(v, name, f"h.addVariable({args})", "{}", em, names)
     lines.append("")
     for c in sm.constraints:
         sets = dict(c.forall)
