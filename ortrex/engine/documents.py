@@ -108,6 +108,7 @@ class RenderTask:
     objective: float
     solution: bytes | None
     spec: RenderSpec
+    semantic_id: str | None = None
 
 
 @dataclass
@@ -291,7 +292,8 @@ class DocWriter:
                 accepted += 1
             d = r.doc
             put("documents", []).append({
-                "id": did, "instance_id": r.instance_id, "semantic_id": None, "kind": d.kind,
+                "id": did, "instance_id": r.instance_id, "semantic_id": task.semantic_id,
+                "kind": d.kind,
                 "form": d.form, "text": d.text, "data_files": json.dumps(r.files) if r.files
                 else None, "program": d.program, "renderer": RENDERER, "template": d.template,
                 "statement": r.statement, "style": d.style, "solver": d.solver,
@@ -317,7 +319,8 @@ class DocWriter:
                     report.sandbox_seconds.append(c.runtime_s)
         put("run_tasks", []).append({
             "id": f"{self.spec.run_id}:{task.k}", "run_id": self.spec.run_id, "task": task.k,
-            "family": task.family or "", "instance_id": task.instance_id, "semantic_id": None,
+            "family": task.family or "", "instance_id": task.instance_id,
+            "semantic_id": task.semantic_id,
             "outcome": "accepted" if accepted else "rejected",
             "reason": None if accepted else "no document accepted", "created_at": now})
         report.instances += 1
@@ -341,22 +344,25 @@ class DocWriter:
 # ---------------------------------------------------------------- the job
 def pending_tasks(store: Store, spec: RenderSpec, limit: int | None) -> tuple[list[RenderTask],
                                                                              int]:
-    """Accepted instances with a semantic model that this run has not rendered yet, in a
-    stable order, and how many it has rendered already."""
+    """(semantic model, accepted instance) pairs this run has not rendered yet, in a stable
+    order, and how many it has rendered already. An instance told by several semantic models
+    (a domain shift, a renaming) is rendered once per model."""
     done = store.query("SELECT count(*) FROM run_tasks WHERE run_id = ?", [spec.run_id]).item()
     df = store.query(
         "SELECT i.id, i.family, s.model AS semantic, i.model, i.objective, "
         "(SELECT v.solution FROM verifications v WHERE v.subject_id = i.id AND v.verifier IN "
-        "('gurobi', 'highs') AND v.solution IS NOT NULL ORDER BY v.verifier LIMIT 1) AS sol "
-        "FROM instances i JOIN semantic_models s ON s.id = i.semantic_id "
-        "WHERE i.status = 'accepted' AND i.objective IS NOT NULL AND i.id NOT IN "
-        "(SELECT instance_id FROM run_tasks WHERE run_id = ? AND instance_id IS NOT NULL) "
-        "ORDER BY i.created_at, i.id", [spec.run_id])
+        "('gurobi', 'highs') AND v.solution IS NOT NULL ORDER BY v.verifier LIMIT 1) AS sol, "
+        "s.id AS sid FROM lineage l JOIN instances i ON i.id = l.child_id "
+        "JOIN semantic_models s ON s.id = l.parent_id "
+        "WHERE l.relation = 'grounded' AND i.status = 'accepted' AND i.objective IS NOT NULL "
+        "AND NOT EXISTS (SELECT 1 FROM run_tasks t WHERE t.run_id = ? AND "
+        "t.instance_id = i.id AND t.semantic_id = s.id) "
+        "ORDER BY i.created_at, i.id, s.created_at, s.id", [spec.run_id])
     rows = list(df.iter_rows())
     if limit is not None:
         rows = rows[:max(0, limit - int(done))]
-    tasks = [RenderTask(int(done) + k, iid, fam, sem, model, float(obj), sol, spec)
-             for k, (iid, fam, sem, model, obj, sol) in enumerate(rows)]
+    tasks = [RenderTask(int(done) + k, iid, fam, sem, model, float(obj), sol, spec, sid)
+             for k, (iid, fam, sem, model, obj, sol, sid) in enumerate(rows)]
     return tasks, int(done)
 
 
@@ -469,7 +475,8 @@ def recheck_documents(store: Store, workers: int = 1, limit: int | None = None,
     df = store.query(
         "SELECT d.id, d.form, d.statement, d.data_files, d.program, d.solver, d.objective, "
         "s.model AS semantic, i.model, d.status FROM documents d "
-        "JOIN instances i ON i.id = d.instance_id JOIN semantic_models s ON s.id = i.semantic_id "
+        "JOIN instances i ON i.id = d.instance_id "
+        "JOIN semantic_models s ON s.id = coalesce(d.semantic_id, i.semantic_id) "
         "WHERE d.statement IS NOT NULL AND d.program IS NOT NULL ORDER BY d.created_at, d.id" +
         (f" LIMIT {int(limit)}" if limit is not None else ""))
     rows = list(df.iter_rows())

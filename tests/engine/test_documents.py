@@ -75,6 +75,9 @@ def test_near_duplicates_of_another_instance_are_rejected(store: Store) -> None:
                        f"{', '.join(cols)} FROM instances WHERE id = ?", [iid])
     store.conn.execute("UPDATE instances SET created_at = created_at + INTERVAL 1 HOUR "
                        "WHERE id = ?", ["twin-" + iid])
+    store.conn.execute("INSERT INTO lineage SELECT id || '-twin', parent_id, parent_kind, "
+                       "'twin-' || child_id, child_kind, relation, operator, params, created_at, "
+                       "run_id FROM lineage WHERE child_id = ? AND relation = 'grounded'", [iid])
     run_render(store, RenderSpec(forms=("DP", "DPS"), kinds=("cpt",)), decontaminator=None)
     twin = store.query("SELECT status, reject_reason, reject_detail FROM documents WHERE "
                        "instance_id = ?", ["twin-" + iid]).rows()
