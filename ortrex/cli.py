@@ -341,6 +341,7 @@ def lineage_cmd(
     db: DbOption = None,
     fmt: Annotated[OutFormat, typer.Option("--format", help="table, csv or json.")]
     = OutFormat.table,
+    tree: Annotated[bool, typer.Option("--tree", help="Print the walk as a tree.")] = False,
 ) -> None:
     """Show the lineage of a node: its ancestors (default) and/or descendants."""
     import polars as pl
@@ -363,6 +364,12 @@ def lineage_cmd(
         return
     if fmt is OutFormat.json:
         sys.stdout.write(df.write_json() + "\n")
+        return
+    if tree:
+        from ortrex.store.lineage import lineage_tree
+
+        for d in directions or ["ancestors"]:
+            console.print(lineage_tree(df.filter(pl.col("direction") == d), full, d, labels))
         return
 
     def node(kind: str, nid: str) -> str:
@@ -678,6 +685,88 @@ def import_seeds_cmd(
     console.print(t)
     for line in rep.skipped:
         console.print(f"[yellow]skipped[/] {line}")
+
+
+@app.command("mutate")
+def mutate_cmd(
+    operators: Annotated[str, typer.Option(help="'all' or a comma-separated list.")] = "all",
+    source: Annotated[str, typer.Option(
+        "--from", help="Parents: a SQL filter over semantic_id, instance_id, family, domain, "
+        "problem_class, difficulty, difficulty_band, n_vars, n_rows, nnz, objective, "
+        "created_at, run_id; or comma-separated ids (prefixes).", show_default=False)] = "",
+    per_parent: Annotated[int, typer.Option(help="Children per parent and round.")] = 2,
+    rounds: Annotated[int, typer.Option(help="Rounds (children become parents).")] = 1,
+    seed: Annotated[int, typer.Option(help="Random seed.")] = 0,
+    workers: Annotated[int, typer.Option(help="Worker processes (default: CPU count).")]
+    = os.cpu_count() or 1,
+    time_limit: Annotated[float, typer.Option(help="Seconds per solve.")] = 10.0,
+    db: DbOption = None,
+) -> None:
+    """Mutate selected instances for some rounds; every child is verified like a fresh one
+    (run it again to resume)."""
+    from ortrex.engine.evolve import MutateSpec, run_mutate, select_parents
+    from ortrex.engine.jobs import make_executor
+    from ortrex.store import Store
+    from ortrex.ui import console, stages
+
+    spec = MutateSpec(MutateSpec.parse_operators(operators), source, per_parent, rounds, seed,
+                      time_limit)
+    executor = make_executor(workers)
+    try:
+        with Store(_db(db)) as store:
+            select_parents(store, spec.selection)  # bad or empty selections stop here
+            with stages({f"round {r}": "children" for r in range(1, rounds + 1)}) as (
+                    on_stage, tick):
+                current = [""]
+
+                def on_round(r: int, n: int) -> None:
+                    current[0] = f"round {r}"
+                    on_stage(current[0], n)
+
+                rep = run_mutate(store, spec, workers, executor, on_round=on_round,
+                                 on_result=lambda _: tick(current[0]))
+    finally:
+        executor.close()
+    t = Table(title="children by operator")
+    for col in ("operator", "tasks", "accepted", "rejected", "not applicable"):
+        t.add_column(col, justify="left" if col == "operator" else "right")
+    for op, c in sorted(rep.by_operator.items()):
+        rej = sum(v for k, v in c.items() if k.startswith("rejected"))
+        t.add_row(op, str(c["tasks"]), str(c["accepted"]), str(rej), str(c["skipped"]))
+    s = Table(title="mutation job", show_header=False)
+    s.add_column("what")
+    s.add_column("value", justify="right")
+    for what, v in [("rounds", rep.rounds_done), ("tasks", rep.tasks),
+                    ("accepted", rep.accepted),
+                    ("  of which a new telling of a stored instance", rep.same_instance),
+                    *[(f"rejected: {k}", n) for k, n in sorted(rep.rejected.items())],
+                    *[(f"skipped: {k}", n) for k, n in sorted(rep.skipped.items())],
+                    ("tasks done before (resumed)", rep.resumed_from),
+                    ("seconds", f"{rep.seconds:.1f}"),
+                    ("children verified / s",
+                     f"{(rep.tasks - sum(rep.skipped.values())) / max(rep.seconds, 1e-9):.1f}")]:
+        s.add_row(what, str(v))
+    from rich.columns import Columns
+
+    console.print(Columns([s, t]))
+
+
+@app.command("report")
+def report_cmd(
+    output: Annotated[Path, typer.Option("--output", help="HTML file to write.")]
+    = Path("report.html"),
+    db: DbOption = None,
+) -> None:
+    """Write a self-contained HTML corpus report: distributions, outcomes by stage, operator
+    acceptance, verification latency."""
+    from ortrex.store import Store
+    from ortrex.store.report import write_report
+    from ortrex.ui import console
+
+    with Store(_db(db), read_only=True) as store:
+        rep = write_report(store, output)
+    console.print(f"wrote [bold]{output}[/] ({len(rep.html) / 1e6:.1f} MB, "
+                  f"{len(rep.sections)} sections, {rep.seconds:.1f} s)")
 
 
 @app.command("info")

@@ -44,6 +44,7 @@ from ortrex.engine.pipeline import TaskResult, verify
 from ortrex.ir.canonical import CanonicalModel
 from ortrex.ir.semantic import SemanticModel
 from ortrex.store.db import Store, utcnow
+from ortrex.store.errors import QueryError
 from ortrex.store.ids import content_id, edge_id
 from ortrex.store.records import unpack_solution
 
@@ -117,8 +118,8 @@ def select_parents(store: Store, selection: str) -> list[Parent]:
         query, params = f"{base} WHERE ({selection})", []
     try:
         df = store.query(f"{query} ORDER BY semantic_id", params)
-    except duckdb.Error as exc:
-        msg = str(exc).splitlines()[0]
+    except (duckdb.Error, QueryError) as exc:
+        msg = str(exc).splitlines()[0].removeprefix("SQL error: ")
         raise JobError(f"the --from filter failed: {msg}") from None
     if df.height == 0:
         raise JobError(f"--from {selection!r} selects no accepted instance with a semantic "

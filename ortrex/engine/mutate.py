@@ -482,10 +482,22 @@ def remove_constraint(ctx: Context) -> Mutation:
 
 
 # ---------------------------------------------------------------- numbers and shapes
+def _used_params(sm: SemanticModel) -> set[str]:
+    """Parameters the model's expressions and bounds read (others only describe the data)."""
+    exprs: list[Any] = [sm.objective.expr]
+    for c in sm.constraints:
+        exprs += [c.lhs, as_expr(c.rhs)]
+    for v in sm.variables:
+        exprs += [as_expr(b) for b in (v.lb, v.ub) if isinstance(b, Expr)]
+    return {e.name for x in exprs for e in x.walk() if hasattr(e, "idx") and
+            e.name in sm.param_map}
+
+
 def _numeric_params(sm: SemanticModel) -> list[Parameter]:
     pos = sm.position_params()
-    return [p for p in sm.params if p.name not in pos and np.any(p.values != 0)
-            and not np.all(np.isin(p.values, (0, 1)))]
+    used = _used_params(sm)
+    return [p for p in sm.params if p.name not in pos and p.name in used
+            and np.any(p.values != 0) and not np.all(np.isin(p.values, (0, 1)))]
 
 
 def scale_data(ctx: Context) -> Mutation:
@@ -626,7 +638,8 @@ def _transport_facility(ctx: Context, a: SemanticModel, b: SemanticModel) -> Mut
     o = a.objective
     expr = Add((o.expr, total("s", "S", P(f, "s") * V(y, "s"))))
     p = Parameter(f, ("S",), fixed, "", f"fixed cost of opening each {_entity(a, 'S')}")
-    desc = {**a.descriptors, "crossover": [a.family, b.family]}
+    desc = {**a.descriptors, "crossover": [a.family, b.family],
+            "mutations": [*a.descriptors.get("mutations", []), "crossover"]}
     child = replace(a, params=(*a.params, p), variables=(*a.variables, yv),
                     constraints=tuple(cons),
                     objective=replace(o, expr=expr, description=o.description +
@@ -650,7 +663,8 @@ def _knapsack_resources(ctx: Context, a: SemanticModel, b: SemanticModel) -> Mut
     cf = ConstraintFamily("resource_limit", b.constraints[0].meaning, (("r", "R"),),
                           total("i", "I", P("use", "r", "i") * V("x", "i")), "<=",
                           P("limit", "r"))
-    desc = {**a.descriptors, "crossover": [a.family, b.family]}
+    desc = {**a.descriptors, "crossover": [a.family, b.family],
+            "mutations": [*a.descriptors.get("mutations", []), "crossover"]}
     child = replace(a, sets=sets, params=params, constraints=(*a.constraints, cf),
                     descriptors=desc)
     return Mutation(child, {"with": b.family, "data": "use, limit"})

@@ -27,6 +27,7 @@ from ortrex.store.errors import (
 )
 from ortrex.store.migrations import Migration, pending, stamp
 from ortrex.store.schema import SCHEMA_VERSION, TABLES
+from ortrex.store.views import LINEAGE_SQL
 
 DEFAULT_DB = "ortrex.duckdb"
 _DUCKDB_MAGIC = b"DUCK"
@@ -141,6 +142,8 @@ class Store:
                 dialect = Dialect()
                 for model in TABLES.values():
                     self.conn.execute(str(CreateTable(model.__table__).compile(dialect=dialect)))
+                for ddl in LINEAGE_SQL:
+                    self.conn.execute(ddl)
                 stamp(self.conn, target, "initial schema")
             return target
         (row,) = self.conn.execute("SELECT max(version) FROM schema_version").fetchall()

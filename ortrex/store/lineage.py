@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import polars as pl
 
 from ortrex.store.db import Store
@@ -65,3 +67,44 @@ def node_labels(store: Store, ids: list[str]) -> dict[str, str]:
         "(SELECT unnest($ids)) UNION ALL SELECT id, name FROM instances WHERE id IN "
         "(SELECT unnest($ids))", {"ids": ids})
     return {i: lbl for i, lbl in df.iter_rows() if lbl}
+
+
+def lineage_tree(edges: pl.DataFrame, root: str, direction: str,
+                 labels: dict[str, str], max_nodes: int = 400) -> Any:
+    """A rich Tree of a walk from ``root`` (children are parents when walking ancestors)."""
+    from rich.tree import Tree
+
+    up = direction == "ancestors"
+    kinds: dict[str, str] = {}
+    nexts: dict[str, list[tuple[str, str]]] = {}
+    for p, pk, c, ck, rel, op in edges.select(
+            "parent_id", "parent_kind", "child_id", "child_kind", "relation",
+            "operator").iter_rows():
+        kinds[p], kinds[c] = pk, ck
+        a, b = (c, p) if up else (p, c)
+        nexts.setdefault(a, []).append((b, rel if op is None else f"{rel}:{op}"))
+
+    def text(nid: str, how: str = "") -> str:
+        lbl = labels.get(nid)
+        head = f"[dim]{how} {'<-' if up else '->'}[/] " if how else ""
+        return f"{head}[bold]{kinds.get(nid, 'node')}[/] {nid[:16]}" + (
+            f" ({lbl})" if lbl else "")
+
+    tree = Tree(text(root))
+    shown, seen = [0], set()
+
+    def grow(node: Any, nid: str) -> None:
+        for b, how in sorted(nexts.get(nid, [])):
+            if shown[0] >= max_nodes:
+                node.add("[dim]... more (use --format csv for every edge)[/]")
+                return
+            shown[0] += 1
+            branch = node.add(text(b, how))
+            if b in seen:  # a DAG reaches some nodes twice: expand them once
+                branch.add("[dim](shown above)[/]")
+                continue
+            seen.add(b)
+            grow(branch, b)
+
+    grow(tree, root)
+    return tree

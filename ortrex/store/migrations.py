@@ -44,12 +44,20 @@ def _v3(conn: duckdb.DuckDBPyConnection) -> None:
         conn.execute(f"ALTER TABLE documents ADD COLUMN {col} {typ}")
 
 
+def _v4(conn: duckdb.DuckDBPyConnection) -> None:
+    from ortrex.store.views import LINEAGE_SQL
+
+    for ddl in LINEAGE_SQL:
+        conn.execute(ddl)
+
+
 # Forward migrations, in order. A new store is created at SCHEMA_VERSION directly from the
 # table definitions; a store stamped with an older version gets every later step here, each
 # written as explicit DDL so it keeps working when the table definitions move on.
 MIGRATIONS: list[Migration] = [
     Migration(2, "generation outcomes, solution vectors, run tasks", _v2),
     Migration(3, "document verification outcomes, statements, messages, MinHash", _v3),
+    Migration(4, "lineage macros (ancestors, descendants, path) and operator_stats", _v4),
 ]
 
 # The tables of schema v1 as they were created, for building old stores (tests, tools).

@@ -1,0 +1,150 @@
+"""Mutation operators and evolution jobs: verified children, intended differences, lineage."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from ortrex.engine.evolve import MutateSpec, run_mutate, select_parents
+from ortrex.engine.families import REGISTRY
+from ortrex.engine.jobs import JobError, JobSpec, run_job
+from ortrex.engine.mutate import (
+    CROSSOVER_PARTNERS,
+    OPERATORS,
+    NotApplicable,
+    apply,
+    family_values,
+)
+from ortrex.engine.pipeline import verify
+from ortrex.store import Store
+from ortrex.verifiers.equivalence import check_equivalence
+
+
+def _parent(family: str, seed: int = 7) -> tuple:
+    sm = REGISTRY[family].sample(np.random.default_rng(seed), "small")
+    inst = sm.ground()
+    out = verify(inst)
+    assert out.accepted
+    return sm, inst, family_values(sm, list(inst.var_names), out.results[0].x)
+
+
+@pytest.fixture(scope="module")
+def parents() -> dict[str, tuple]:
+    return {f: _parent(f) for f in sorted(REGISTRY)}
+
+
+@pytest.mark.parametrize("op", sorted(OPERATORS))
+def test_each_operator_on_at_least_two_families(op: str, parents: dict[str, tuple]) -> None:
+    good = []
+    for fam, (sm, inst, values) in parents.items():
+        other = None
+        if op == "crossover":
+            partners = CROSSOVER_PARTNERS.get(fam, ())
+            if not partners:
+                continue
+            other = parents[partners[0]][0]
+        try:
+            m = apply(op, sm, values, np.random.default_rng(1), other)
+        except NotApplicable:
+            continue
+        child = m.child.ground()
+        assert m.child.descriptors["mutations"][-1] == op
+        if OPERATORS[op].presentation:
+            # The same instance told another way: new wording, same model.
+            assert m.child.content_id != sm.content_id
+            assert check_equivalence(inst, child).verdict == "equivalent"
+            good.append(fam)
+        elif verify(child).accepted:
+            assert child.structural_fingerprint != inst.structural_fingerprint, (fam, m.params)
+            good.append(fam)
+    assert len(good) >= 2, f"{op} verified on {good}"
+
+
+def test_not_applicable_is_explained() -> None:
+    sm, _, values = _parent("knapsack_01")
+    with pytest.raises(NotApplicable, match="no countable continuous family"):
+        apply("integer_quantities", sm, values, np.random.default_rng(0))
+    with pytest.raises(NotApplicable, match="no second parent"):
+        apply("crossover", sm, values, np.random.default_rng(0))
+    with pytest.raises(KeyError, match="unknown operator"):
+        apply("teleport", sm, values, np.random.default_rng(0))
+
+
+FAMILIES = ("transportation", "knapsack_01", "diet", "facility_location", "knapsack_multidim")
+
+
+@pytest.fixture
+def store(tmp_path: Path) -> Iterator[Store]:
+    with Store(tmp_path / "m.duckdb", create=True) as s:
+        run_job(s, JobSpec(FAMILIES, len(FAMILIES), seed=5))
+        yield s
+
+
+def test_evolution_rounds_lineage_and_resume(store: Store) -> None:
+    ops = ("domain_shift", "rename_entities", "objective_secondary", "add_constraint",
+           "scale_data", "crossover", "integer_quantities")
+    spec = MutateSpec(ops, "family <> 'diet'", per_parent=3, rounds=2, seed=1)
+    n_instances = store.query("SELECT count(*) FROM instances").item()
+    rep = run_mutate(store, spec)
+    assert rep.rounds_done == 2 and rep.accepted > 0
+    assert rep.tasks == sum(c["tasks"] for c in rep.by_operator.values())
+    # Presentation children are new semantic models of stored instances, never copies.
+    same = store.query(
+        "SELECT count(*) FROM lineage m JOIN lineage g ON g.parent_id = m.child_id AND "
+        "g.relation = 'grounded' JOIN lineage pg ON pg.parent_id = m.parent_id AND "
+        "pg.relation = 'grounded' WHERE m.relation = 'mutated' AND m.operator IN "
+        "('domain_shift', 'rename_entities') AND g.child_id = pg.child_id").item()
+    assert same == rep.same_instance > 0
+    new_instances = store.query("SELECT count(*) FROM instances").item() - n_instances
+    assert new_instances <= rep.tasks - rep.same_instance - sum(rep.skipped.values())
+    # Every accepted child walks back, through the DAG, to a sampled seed model.
+    children = store.query("SELECT DISTINCT semantic_id FROM run_tasks WHERE run_id = ? AND "
+                           "outcome = 'accepted'", [spec.run_id])["semantic_id"].to_list()
+    for sid in children:
+        anc = store.query("SELECT relation, depth FROM lineage_ancestors(?)", [sid])
+        assert "sampled" in anc["relation"].to_list()
+        assert anc["depth"].max() <= 2 * spec.rounds + 1
+    # Round-two children descend from round-one children.
+    deep = store.query("SELECT count(*) FROM run_tasks WHERE run_id = ? AND id LIKE ?",
+                       [spec.run_id, f"{spec.run_id}:r2:%"]).item()
+    assert deep > 0
+    stats = store.query("SELECT operator, children, accepted FROM operator_stats").rows()
+    assert all(a <= c for _, c, a in stats)
+    # The same job again resumes: nothing left to do, nothing changes.
+    before = store.counts()
+    again = run_mutate(store, spec)
+    assert again.tasks == 0 and again.resumed_from == rep.tasks and store.counts() == before
+
+
+def test_presentation_children_get_their_own_documents(store: Store) -> None:
+    from ortrex.engine.documents import RenderSpec, run_render
+
+    spec = MutateSpec(("domain_shift",), "family = 'transportation'", per_parent=1)
+    rep = run_mutate(store, spec)
+    assert rep.same_instance == 1
+    run_render(store, RenderSpec(forms=("DP",), kinds=("sft",)), decontaminator=None)
+    rows = store.query("SELECT d.instance_id, d.semantic_id, s.domain FROM documents d "
+                       "JOIN semantic_models s ON s.id = d.semantic_id "
+                       "JOIN instances i ON i.id = d.instance_id "
+                       "WHERE i.family = 'transportation'").rows()
+    assert len(rows) == 2 and rows[0][0] == rows[1][0]  # one instance, two tellings
+    assert rows[0][1] != rows[1][1] and rows[0][2] != rows[1][2]
+
+
+def test_bad_selections_and_operators(store: Store) -> None:
+    with pytest.raises(JobError, match="unknown operator 'teleport'"):
+        MutateSpec(("teleport",), "true")
+    with pytest.raises(JobError, match="selects no accepted instance"):
+        select_parents(store, "family = 'nothing'")
+    with pytest.raises(JobError, match="--from filter failed"):
+        select_parents(store, "no_such_column = 1")
+    with pytest.raises(JobError, match="--from is empty"):
+        MutateSpec(("scale_data",), " ")
+    iid = store.query("SELECT id FROM instances LIMIT 1").item()
+    assert len(select_parents(store, iid[:12])) == 1
+    # An operator that does not fit is skipped with a counted reason; the job goes on.
+    rep = run_mutate(store, MutateSpec(("integer_quantities",), "family = 'knapsack_01'", 2))
+    assert rep.skipped == {"not applicable": 2} and rep.accepted == 0

@@ -1,0 +1,47 @@
+"""The corpus report renders its plots in a real headless browser."""
+
+from __future__ import annotations
+
+import re
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from ortrex.engine.documents import RenderSpec, run_render
+from ortrex.engine.evolve import MutateSpec, run_mutate
+from ortrex.engine.jobs import JobSpec, run_job
+from ortrex.store import Store
+from ortrex.store.report import write_report
+
+CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
+
+
+def test_report_renders_in_headless_chromium(tmp_path: Path) -> None:
+    if CHROMIUM is None:
+        pytest.skip("headless Chromium is not installed (Debian package `chromium`)")
+    with Store(tmp_path / "r.duckdb", create=True) as s:
+        run_job(s, JobSpec(("knapsack_01", "transportation", "diet"), 6, seed=2))
+        run_render(s, RenderSpec(forms=("DP", "DT"), kinds=("sft",)), decontaminator=None)
+        run_mutate(s, MutateSpec(("scale_data", "objective_secondary"), "true", 1))
+        rep = write_report(s, tmp_path / "report.html")
+    expected = {"family_form", "difficulty", "sizes", "outcomes", "operators", "latency"}
+    assert expected <= set(rep.sections)
+    page = (tmp_path / "report.html").read_text()
+    assert "<script" in page and not re.search(r"<script[^>]*\bsrc=", page)  # self-contained
+    dom = subprocess.run(
+        [CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu", "--virtual-time-budget=8000",
+         "--dump-dom", (tmp_path / "report.html").as_uri()],
+        capture_output=True, text=True, timeout=120).stdout
+    for section in expected:
+        part = dom.split(f'<section id="{section}">', 1)[1].split("</section>", 1)[0]
+        # plotly draws each figure into SVG layers once its script has run
+        assert re.search(r'<svg class="main-svg"', part), section
+        assert len(re.findall(r"<path", part)) > 3, section
+
+
+def test_report_on_an_empty_store(tmp_path: Path) -> None:
+    with Store(tmp_path / "e.duckdb", create=True) as s:
+        rep = write_report(s, tmp_path / "empty.html")
+    assert rep.sections == ["counts"] and "Store contents" in rep.html
