@@ -30,7 +30,7 @@ _U = np.uint64
 _C1, _C2, _C3 = _U(0x9E3779B97F4A7C15), _U(0xBF58476D1CE4E5B9), _U(0x94D049BB133111EB)
 
 
-def _splitmix(z: np.ndarray) -> np.ndarray:
+def splitmix(z: np.ndarray) -> np.ndarray:
     z = z + _C1
     z = (z ^ (z >> _U(30))) * _C2
     z = (z ^ (z >> _U(27))) * _C3
@@ -42,7 +42,7 @@ _K = _U(0xD6E8FEB86659FD93)  # odd multiplier of the multiply-add chain
 
 def _combine(h: np.ndarray, a: np.ndarray) -> np.ndarray:
     """Order-dependent hash of (h, a), element-wise (inputs are already well mixed)."""
-    return _splitmix(h * _K + a)
+    return splitmix(h * _K + a)
 
 
 def _tag(label: str) -> np.uint64:
@@ -71,7 +71,7 @@ def quantize(x: np.ndarray) -> np.ndarray:
     e = e.astype(np.int64) + carry
     # |q| <= 2**PRECISION_BITS: offset it to be non-negative, then pack it below the exponent.
     key = ((e + 4096) << (PRECISION_BITS + 2)) | (q + (1 << (PRECISION_BITS + 1)))
-    tok = _splitmix(key.astype(np.uint64))
+    tok = splitmix(key.astype(np.uint64))
     if not all_finite:
         tok[x == np.inf] = _T["+inf"]
         tok[x == -np.inf] = _T["-inf"]
@@ -92,7 +92,7 @@ def _mix_all(*parts: np.ndarray) -> np.ndarray:
     h = np.asarray(parts[0], dtype=np.uint64)
     for p in parts[1:]:
         h = h * _K + np.asarray(p, dtype=np.uint64)
-    return _splitmix(h)
+    return splitmix(h)
 
 
 class Tokens:
@@ -124,7 +124,7 @@ def row_groups(nm: NormalizedModel, tk: Tokens) -> tuple[np.ndarray, np.ndarray]
         return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
     A = nm.A
     rows_of_nz = np.repeat(np.arange(R), np.diff(A.indptr))
-    var_id = _splitmix(np.arange(nm.num_vars, dtype=np.uint64) + _U(1))
+    var_id = splitmix(np.arange(nm.num_vars, dtype=np.uint64) + _U(1))
     rr, ri, rj, _ = nm.qrows
     pair_id = _combine(var_id[ri], var_id[rj]) if rr.size else np.zeros(0, np.uint64)
     col_id = var_id[A.indices]
