@@ -31,6 +31,7 @@ _C1, _C2, _C3 = _U(0x9E3779B97F4A7C15), _U(0xBF58476D1CE4E5B9), _U(0x94D049BB133
 
 
 def splitmix(z: np.ndarray) -> np.ndarray:
+    """SplitMix64 finaliser, element-wise: a well-mixed 64-bit hash of each value."""
     z = z + _C1
     z = (z ^ (z >> _U(30))) * _C2
     z = (z ^ (z >> _U(27))) * _C3

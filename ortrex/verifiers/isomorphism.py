@@ -20,10 +20,11 @@ MAX_SEARCH_ROUNDS = 1 << 30  # refinement in the search runs to the stable colou
 
 
 class SearchTimeout(Exception):
-    pass
+    """The search ran past its deadline."""
 
 
 def balanced(colors: np.ndarray, n_a: int) -> bool:
+    """Whether both sides (the first n_a nodes, the rest) have one colour multiset."""
     return np.array_equal(np.sort(colors[:n_a]), np.sort(colors[n_a:]))
 
 
@@ -155,7 +156,7 @@ class Search:
 
 
 class OutOfBudget(Exception):
-    pass
+    """An automorphism search used up its refinements."""
 
 
 class Automorphisms:

@@ -87,6 +87,7 @@ Entries = tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]  # pair, key, va
 
 def linear_entries(nm: NormalizedModel, rows: np.ndarray, sign: np.ndarray,
                     var_map: np.ndarray | None) -> Entries:
+    """(pair, column, value, row length) of the linear entries of ``rows``, signed."""
     lengths = np.diff(nm.A.indptr)[rows]
     idx = segments(nm.A.indptr[rows], lengths)
     pair = np.repeat(np.arange(rows.size), lengths)
@@ -98,6 +99,7 @@ def linear_entries(nm: NormalizedModel, rows: np.ndarray, sign: np.ndarray,
 
 def quad_entries(q: tuple[np.ndarray, ...], rows: np.ndarray, sign: np.ndarray,
                   var_map: np.ndarray | None) -> Entries:
+    """(pair, packed (i, j) key, value, row length) of the quadratic entries of ``rows``."""
     rr, ri, rj, rv = q
     starts = np.searchsorted(rr, rows)
     lengths = np.searchsorted(rr, rows, side="right") - starts
@@ -128,5 +130,6 @@ def entries_match(x: Entries, y: Entries, pairs: int, rel_tol: float) -> np.ndar
 
 
 def open_sign(nm: NormalizedModel, rows: np.ndarray) -> np.ndarray:
+    """Rows whose sign the normal form leaves open (zero right-hand side, ranged)."""
     kind = nm.kind[rows]
     return (kind == EQ0) | (kind == RANGE)

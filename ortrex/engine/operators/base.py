@@ -1,0 +1,134 @@
+"""What every mutation operator shares: the context it sees, what it returns, helpers."""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, replace
+from typing import Any
+
+import numpy as np
+
+from ortrex.ir.expr import Const, Expr, Sum, as_expr, expand
+from ortrex.ir.semantic import Parameter, SemanticModel, VariableFamily
+
+NOT_COUNTABLE = re.compile(
+    r"share|fraction|percent|%|kw|mw|gbit|hour|tonne|kg|litre|liter|gram|metre|meter|mm|km|"
+    r"kwh|mwh|position|index|usd|eur|money|cost|price|\$", re.I)
+
+
+class NotApplicable(Exception):
+    """The operator does not apply to this model (counted, never fatal)."""
+
+
+@dataclass(frozen=True)
+class Mutation:
+    """A child model and what was done to get it."""
+
+    child: SemanticModel
+    params: dict[str, Any]
+
+
+@dataclass(frozen=True)
+class Context:
+    """What an operator may use: the parent, its optimum's values per family, a seeded rng."""
+
+    parent: SemanticModel
+    values: Mapping[str, np.ndarray]
+    rng: np.random.Generator
+    other: SemanticModel | None = None  # the second parent of a crossover
+
+
+def with_changes(sm: SemanticModel, op: str, info: dict[str, Any], **changes: Any) -> Mutation:
+    """The child: ``sm`` with ``changes``, its descriptors noting the operator."""
+    desc = dict(changes.pop("descriptors", sm.descriptors))
+    desc["mutations"] = [*desc.get("mutations", []), op]
+    return Mutation(replace(sm, descriptors=desc, **changes), info)
+
+
+def fresh_name(sm: SemanticModel, base: str) -> str:
+    """``base``, or ``base2``, ``base3``... whichever no set, parameter or family uses."""
+    taken = {x.name for x in (*sm.sets, *sm.params, *sm.variables, *sm.constraints)}
+    name, k = base, 2
+    while name in taken:
+        name, k = f"{base}{k}", k + 1
+    return name
+
+
+def entity(sm: SemanticModel, s: str) -> str:
+    """The entity noun of set ``s`` (its name when it has none)."""
+    return sm.set_map[s].entity or s
+
+
+def objective_scale(sm: SemanticModel) -> float:
+    """Typical magnitude of the objective's coefficients (for weights and penalties)."""
+    vals = []
+    for m in expand(sm.objective.expr):
+        for c in m.coefs:
+            if isinstance(c, Const):
+                vals.append(abs(c.value))
+            else:
+                vals.extend(np.abs(sm.param_map[c.name].values).ravel().tolist())
+    vals = [v for v in vals if v > 0]
+    return float(np.median(vals)) if vals else 1.0
+
+
+def pick(ctx: Context, items: list[Any], what: str) -> Any:
+    """A seeded choice among ``items`` (``NotApplicable`` naming ``what`` when empty)."""
+    if not items:
+        raise NotApplicable(f"no {what}")
+    return items[int(ctx.rng.integers(len(items)))]
+
+
+def countable(v: VariableFamily) -> bool:
+    """A continuous family whose unit counts things (not shares, energy, money, ...)."""
+    return v.vtype == "C" and not NOT_COUNTABLE.search(v.unit or v.description)
+
+
+def load_bearing_sets(sm: SemanticModel) -> set[str]:
+    """Sets whose size or order is load-bearing: referred to by position parameters, or whose
+    size appears as a number in the model (a count parameter, a constant bound such as the
+    n - 1 of a tour position) and would go stale if the set changed."""
+    pos = sm.position_params()
+    out = set(pos.values()) | {s for p in sm.params if p.name in pos for s in p.index}
+    numbers = {float(p.values) for p in sm.params if not p.index}
+    for v in sm.variables:
+        for b in (v.lb, v.ub):
+            if isinstance(b, (int, float)) and math.isfinite(b):
+                numbers.add(float(b))
+    for s in sm.sets:
+        if {float(len(s)), float(len(s) - 1)} & numbers and len(s) > 2:
+            out.add(s.name)
+    return out
+
+
+def round_like(p: Parameter, values: np.ndarray) -> np.ndarray:
+    """Values rounded as the parameter is written (whole numbers for integer data)."""
+    return np.round(values) if p.integer else np.round(values, 4)
+
+
+def sum_over(v: VariableFamily, body: Expr) -> Expr:
+    """``body`` summed over the family's index grid (its conditions on the innermost sum)."""
+    for k, (i, s) in enumerate(reversed(v.dims)):
+        body = Sum(i, s, body, v.where if k == 0 else ())
+    return body
+
+
+def used_params(sm: SemanticModel) -> set[str]:
+    """Parameters the model's expressions and bounds read (others only describe the data)."""
+    exprs: list[Any] = [sm.objective.expr]
+    for c in sm.constraints:
+        exprs += [c.lhs, as_expr(c.rhs)]
+    for v in sm.variables:
+        exprs += [as_expr(b) for b in (v.lb, v.ub) if isinstance(b, Expr)]
+    return {e.name for x in exprs for e in x.walk() if hasattr(e, "idx") and
+            e.name in sm.param_map}
+
+
+def numeric_params(sm: SemanticModel) -> list[Parameter]:
+    """Parameters the model reads that hold real data (not positions, not 0/1, not 0)."""
+    pos = sm.position_params()
+    used = used_params(sm)
+    return [p for p in sm.params if p.name not in pos and p.name in used
+            and np.any(p.values != 0) and not np.all(np.isin(p.values, (0, 1)))]

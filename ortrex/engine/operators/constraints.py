@@ -1,0 +1,155 @@
+"""Constraint operators: a family from the catalogue added, or one removed."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import numpy as np
+
+from ortrex.engine.operators.base import (
+    Context,
+    Mutation,
+    NotApplicable,
+    entity,
+    fresh_name,
+    pick,
+    sum_over,
+    with_changes,
+)
+from ortrex.ir.expr import Cond, P, V, total
+from ortrex.ir.semantic import (
+    ConstraintFamily,
+    Parameter,
+    VariableFamily,
+)
+
+
+def add_constraint(ctx: Context) -> Mutation:
+    """A constraint family from the catalogue: budget, minimum service, capacity, ratio or
+    either-or, sized from the parent's optimum so that it matters."""
+    kinds = ["budget", "minimum_service", "capacity", "ratio", "either_or"]
+    order = ctx.rng.permutation(len(kinds))
+    why = []
+    for k in order:
+        try:
+            return _CATALOGUE[kinds[int(k)]](ctx)
+        except NotApplicable as e:
+            why.append(f"{kinds[int(k)]}: {e}")
+    raise NotApplicable("; ".join(why))
+
+
+def _quantity(ctx: Context, min_dims: int = 1) -> tuple[VariableFamily, np.ndarray]:
+    sm = ctx.parent
+    cands = [v for v in sm.variables if len(v.dims) >= min_dims and v.vtype != "B"
+             and v.name in ctx.values]
+    fam = pick(ctx, cands, f"quantity family with {min_dims}+ indices and a solution")
+    return fam, np.nan_to_num(ctx.values[fam.name])
+
+
+def _budget(ctx: Context) -> Mutation:
+    sm = ctx.parent
+    fam, x = _quantity(ctx)
+    dims = tuple(s for _, s in fam.dims)
+    costs = [p for p in sm.params if p.index == dims]
+    p = pick(ctx, costs, f"parameter indexed like {fam.name}")
+    used = float(np.sum(p.values * x))
+    if used <= 0:
+        raise NotApplicable("nothing is spent at the optimum")
+    name = fresh_name(sm, "budget_cap")
+    cap = float(np.round(used * ctx.rng.uniform(0.8, 0.95), 2))
+    idx = [i for i, _ in fam.dims]
+    cf = ConstraintFamily(fresh_name(sm, "budget"),
+                          f"The total of {p.description} times {fam.description} stays within a "
+                          "budget.", (), sum_over(fam, P(p.name, *idx) * V(fam.name, *idx)),
+                          "<=", P(name))
+    return with_changes(sm, "add_constraint", {"kind": "budget", "on": p.name, "cap": cap},
+                 params=(*sm.params, Parameter(name, (), np.array(cap), p.unit,
+                                               f"budget for {p.description}")),
+                 constraints=(*sm.constraints, cf))
+
+
+def _marginal(ctx: Context, keep_first: bool) -> Mutation:
+    sm = ctx.parent
+    fam, x = _quantity(ctx, 2)
+    (i, si), (j, sj) = fam.dims[0], fam.dims[1]
+    if len(fam.dims) > 2:
+        raise NotApplicable("the family has more than two indices")
+    if keep_first:  # minimum service: each first-index entity gets at least a share
+        tot = x.sum(axis=1)
+        bound = np.round(tot * ctx.rng.uniform(1.02, 1.15), 2)
+        name, sense = fresh_name(sm, "min_service"), ">="
+        meaning = f"Every {entity(sm, si)} receives at least its minimum service level."
+        forall, over, oi = ((i, si),), (j, sj), i
+    else:  # capacity: each second-index entity handles at most a cap
+        tot = x.sum(axis=0)
+        bound = np.round(tot * ctx.rng.uniform(0.8, 0.95), 2)
+        name, sense = fresh_name(sm, "handling_cap"), "<="
+        meaning = f"Every {entity(sm, sj)} handles at most its capacity."
+        forall, over, oi = ((j, sj),), (i, si), j
+    if not np.any(tot > 0):
+        raise NotApplicable("the family is zero at the optimum")
+    body = total(over[0], over[1], V(fam.name, i, j), *fam.where)
+    desc = "minimum service" if keep_first else "capacity"
+    p = Parameter(name, (forall[0][1],), bound, fam.unit, f"{desc} of each "
+                  f"{entity(sm, forall[0][1])}")
+    cf = ConstraintFamily(fresh_name(sm, f"{name}_limit"), meaning, forall, body, sense,
+                          P(name, oi))
+    kind = "minimum_service" if keep_first else "capacity"
+    return with_changes(sm, "add_constraint", {"kind": kind, "variable": fam.name},
+                        params=(*sm.params, p), constraints=(*sm.constraints, cf))
+
+
+def _ratio(ctx: Context) -> Mutation:
+    sm = ctx.parent
+    fam, x = _quantity(ctx, 2)
+    if len(fam.dims) > 2 or fam.where:
+        raise NotApplicable("the family is not a plain two-index grid")
+    (i, si), (j, sj) = fam.dims
+    share = x / np.maximum(x.sum(axis=1, keepdims=True), 1e-12)
+    top = float(np.max(share))
+    if top <= 0.05:
+        raise NotApplicable("no dominant share at the optimum")
+    r = float(np.round(max(0.05, top * ctx.rng.uniform(0.7, 0.95)), 3))
+    name = fresh_name(sm, "max_share")
+    jj = fresh_name(sm, "k") if "k" in (i, j) else "k"
+    cf = ConstraintFamily(
+        fresh_name(sm, "share_limit"),
+        f"No {entity(sm, sj)} takes more than a fixed share of a {entity(sm, si)}'s total.",
+        ((i, si), (j, sj)), V(fam.name, i, j) - P(name) * total(jj, sj, V(fam.name, i, jj)),
+        "<=", 0.0)
+    return with_changes(sm, "add_constraint", {"kind": "ratio", "variable": fam.name, "share": r},
+                 params=(*sm.params, Parameter(name, (), np.array(r), "share",
+                                               "largest share of one entity")),
+                 constraints=(*sm.constraints, cf))
+
+
+def _either_or(ctx: Context) -> Mutation:
+    sm = ctx.parent
+    fams = [v for v in sm.variables if v.vtype == "B" and len(v.dims) == 1 and not v.where]
+    fam = pick(ctx, fams, "one-index binary family")
+    i, s = fam.dims[0]
+    if len(sm.set_map[s]) < 2:
+        raise NotApplicable("fewer than two entities")
+    j = f"{i}2"
+    cf = ConstraintFamily(fresh_name(sm, "either_or"),
+                          f"The first and the last {entity(sm, s)} are not both chosen.",
+                          ((i, s), (j, s)), V(fam.name, i) + V(fam.name, j), "<=", 1.0,
+                          (Cond("first", i), Cond("last", j)))
+    return with_changes(sm, "add_constraint", {"kind": "either_or", "variable": fam.name},
+                 constraints=(*sm.constraints, cf))
+
+
+_CATALOGUE: dict[str, Callable[[Context], Mutation]] = {
+    "budget": _budget, "minimum_service": lambda c: _marginal(c, True),
+    "capacity": lambda c: _marginal(c, False), "ratio": _ratio, "either_or": _either_or,
+}
+
+
+def remove_constraint(ctx: Context) -> Mutation:
+    """A non-essential constraint family removed (verification rejects an unbounded child)."""
+    sm = ctx.parent
+    if len(sm.constraints) < 2:
+        raise NotApplicable("only one constraint family")
+    cf = pick(ctx, list(sm.constraints), "constraint family")
+    return with_changes(sm, "remove_constraint", {"constraint": cf.name},
+                 constraints=tuple(c for c in sm.constraints if c.name != cf.name))

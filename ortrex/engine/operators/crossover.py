@@ -1,0 +1,103 @@
+"""Crossover: two compatible families combined, the second parent giving data."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import replace
+
+import numpy as np
+
+from ortrex.engine.operators.base import (
+    Context,
+    Mutation,
+    NotApplicable,
+    entity,
+    fresh_name,
+)
+from ortrex.ir.expr import Add, P, V, total
+from ortrex.ir.semantic import (
+    ConstraintFamily,
+    IndexSet,
+    Parameter,
+    SemanticModel,
+    VariableFamily,
+)
+
+
+def _resample(values: np.ndarray, n: int, rng: np.random.Generator) -> np.ndarray:
+    return values[rng.integers(len(values), size=n)] if len(values) != n else values.copy()
+
+
+def crossover(ctx: Context) -> Mutation:
+    """Two compatible families combined (a registered pair; the second parent gives data)."""
+    a, b = ctx.parent, ctx.other
+    if b is None:
+        raise NotApplicable("no second parent")
+    fn = _CROSSOVERS.get((a.family, b.family))
+    if fn is None:
+        raise NotApplicable(f"no crossover of {a.family} with {b.family}")
+    return fn(ctx, a, b)
+
+
+def _transport_facility(ctx: Context, a: SemanticModel, b: SemanticModel) -> Mutation:
+    """Transportation whose sources must be opened at the facility model's fixed costs."""
+    n = len(a.set_map["S"])
+    fixed = np.round(_resample(b.param_map["fixed"].values, n, ctx.rng), 2)
+    y, f = fresh_name(a, "open"), fresh_name(a, "open_cost")
+    yv = VariableFamily(y, (("s", "S"),), "B", 0.0, 1.0, (),
+                        f"1 if {entity(a, 'S')} s is opened", "0/1")
+    cons = []
+    for c in a.constraints:
+        if c.name == "supply_limit":
+            c = replace(c, rhs=P("supply", "s") * V(y, "s"),
+                        meaning=f"An open {entity(a, 'S')} ships no more than it has; "
+                                "a closed one ships nothing.")
+        cons.append(c)
+    o = a.objective
+    expr = Add((o.expr, total("s", "S", P(f, "s") * V(y, "s"))))
+    p = Parameter(f, ("S",), fixed, "", f"fixed cost of opening each {entity(a, 'S')}")
+    desc = {**a.descriptors, "crossover": [a.family, b.family],
+            "mutations": [*a.descriptors.get("mutations", []), "crossover"]}
+    child = replace(a, params=(*a.params, p), variables=(*a.variables, yv),
+                    constraints=tuple(cons),
+                    objective=replace(o, expr=expr, description=o.description +
+                                      " plus opening costs"), descriptors=desc)
+    return Mutation(child, {"with": b.family, "data": "fixed"})
+
+
+def _knapsack_resources(ctx: Context, a: SemanticModel, b: SemanticModel) -> Mutation:
+    """A 0-1 knapsack gains the multi-dimensional knapsack's resource rows."""
+    n = len(a.set_map["I"])
+    use = b.param_map["use"].values
+    cols = ctx.rng.integers(use.shape[1], size=n)
+    r_set = b.set_map["R"]
+    new_use = use[:, cols]
+    limit = np.round(new_use.sum(axis=1) * ctx.rng.uniform(0.4, 0.6, len(r_set)), 2)
+    sets = (*a.sets, IndexSet("R", r_set.elements, r_set.entity, r_set.description))
+    params = (*a.params, Parameter("use", ("R", "I"), new_use, b.param_map["use"].unit,
+                                   b.param_map["use"].description),
+              Parameter("limit", ("R",), limit, b.param_map["limit"].unit,
+                        b.param_map["limit"].description))
+    cf = ConstraintFamily("resource_limit", b.constraints[0].meaning, (("r", "R"),),
+                          total("i", "I", P("use", "r", "i") * V("x", "i")), "<=",
+                          P("limit", "r"))
+    desc = {**a.descriptors, "crossover": [a.family, b.family],
+            "mutations": [*a.descriptors.get("mutations", []), "crossover"]}
+    child = replace(a, sets=sets, params=params, constraints=(*a.constraints, cf),
+                    descriptors=desc)
+    return Mutation(child, {"with": b.family, "data": "use, limit"})
+
+
+_CROSSOVERS: dict[tuple[str, str], Callable[[Context, SemanticModel, SemanticModel],
+                                             Mutation]] = {
+    ("transportation", "facility_location"): _transport_facility,
+    ("transportation", "facility_location_cap"): _transport_facility,
+    ("knapsack_01", "knapsack_multidim"): _knapsack_resources,
+}
+
+
+CROSSOVER_PARTNERS: dict[str, tuple[str, ...]] = {}
+
+
+for _a, _b in _CROSSOVERS:
+    CROSSOVER_PARTNERS[_a] = (*CROSSOVER_PARTNERS.get(_a, ()), _b)
