@@ -69,6 +69,7 @@ def test_layers_import_one_way() -> None:
 
 
 def test_only_the_entry_points_import_the_cli() -> None:
+    cli = ROOT / "ortrex" / "cli"
     users = [p.relative_to(ROOT) for p in (ROOT / "ortrex").rglob("*.py")
-             if "cli" in _ortrex_imports(p) and p.name != "__main__.py"]
+             if "cli" in _ortrex_imports(p) and p.name != "__main__.py" and cli not in p.parents]
     assert users == []

@@ -1,0 +1,114 @@
+"""The ``ortrex`` command line: one sub-command per user job; the work happens elsewhere.
+
+The commands live in three modules: ``store_cmds`` (init, sql, lineage, info, report),
+``model_cmds`` (import-lp, solve, equiv) and ``corpus_cmds`` (generate, pipeline, render,
+verify, import-seeds, mutate).
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from ortrex import __version__
+
+# Heavy modules (numpy, scipy, duckdb, polars, solvers) are imported inside the commands, so
+# `ortrex --help` and `--version` start fast.
+FORMATS = ("lp", "mps", "mps-fixed", "mps-free", "json")
+
+
+app = typer.Typer(
+    name="ortrex",
+    help="ortrex: a corpus engine for Operations Research language models.",
+    no_args_is_help=True,
+    pretty_exceptions_enable=False,
+    add_completion=False,
+)
+
+
+DbOption = Annotated[Path | None, typer.Option(
+    "--db", envvar="ORTREX_DB", help="Store file (default ./ortrex.duckdb).", show_default=False)]
+
+
+class UsageError(Exception):
+    """Bad command-line input that click cannot see (one line, exit 2)."""
+
+
+def _user_errors() -> tuple[type[BaseException], ...]:
+    """Exception types that mean bad input (reported in one line, exit 2)."""
+    from ortrex.ir.formats.errors import ModelFileError, UnsupportedModelError
+    from ortrex.store.errors import StoreError
+
+    errors: list[type[BaseException]] = [ModelFileError, UnsupportedModelError, StoreError,
+                                         UsageError]
+    if "ortrex.engine.jobs" in sys.modules:
+        errors.append(sys.modules["ortrex.engine.jobs"].JobError)
+    if "ortrex.engine.seeds" in sys.modules:
+        errors.append(sys.modules["ortrex.engine.seeds"].SeedFileError)
+    return tuple(errors)
+
+
+def _atomic_write(path: Path, data: bytes) -> None:
+    from ortrex.ir.formats.text import write_atomic
+
+    write_atomic(path, data)
+
+
+_root_db: Path | None = None
+
+
+def _db(db: Path | None) -> Path:
+    """The store path: the sub-command's --db, else the global --db, else $ORTREX_DB/default."""
+    from ortrex.store.db import resolve_db
+
+    return resolve_db(db or _root_db)
+
+
+def _print_version(value: bool) -> None:
+    if value:
+        print(f"ortrex {__version__}")
+        raise typer.Exit(0)
+
+
+@app.callback()
+def _root(
+    db: DbOption = None,
+    debug: Annotated[bool, typer.Option("--debug", help="Show tracebacks on errors.")] = False,
+    version: Annotated[bool, typer.Option(
+        "--version", help="Print the version and exit.", callback=_print_version,
+        is_eager=True)] = False,
+) -> None:
+    global _root_db
+    _root_db = db
+
+
+# Registration order is the order of `ortrex --help`.
+from ortrex.cli import corpus_cmds, model_cmds, store_cmds  # noqa: E402, F401
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Entry point: user errors print one line and exit 2; ``--debug`` shows tracebacks."""
+    args = sys.argv[1:] if argv is None else argv
+    debug = "--debug" in args or os.environ.get("ORTREX_DEBUG") == "1"
+    try:
+        # Standalone mode: typer reports usage errors itself (exit 2) and exits via SystemExit.
+        app(args=args, prog_name="ortrex")
+    except SystemExit as exc:
+        return exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
+    except KeyboardInterrupt:
+        print("interrupted", file=sys.stderr)
+        return 130
+    except Exception as exc:
+        if debug:
+            raise
+        if isinstance(exc, _user_errors()):
+            print(f"error: {exc}", file=sys.stderr)
+            return 2
+        print(f"internal error: {type(exc).__name__}: {exc} (run with --debug for the traceback)",
+              file=sys.stderr)
+        return 1
+    return 0

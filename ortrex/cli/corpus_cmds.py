@@ -1,0 +1,351 @@
+"""Corpus jobs: generate, pipeline, render, verify documents, import-seeds, mutate."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.table import Table
+
+from ortrex.cli import DbOption, _db, app
+
+
+@app.command("generate")
+def generate_cmd(
+    families: Annotated[str, typer.Option(help="'all' or a comma-separated list.")] = "all",
+    count: Annotated[int, typer.Option(help="Accepted instances to produce.")] = 500,
+    seed: Annotated[int, typer.Option(help="Random seed (the job is deterministic).")] = 0,
+    workers: Annotated[int, typer.Option(help="Worker processes (default: CPU count).")]
+    = os.cpu_count() or 1,
+    size: Annotated[str, typer.Option(help="small, medium or large.")] = "small",
+    time_limit: Annotated[float, typer.Option(help="Seconds per solve.")] = 10.0,
+    resume: Annotated[bool, typer.Option("--resume", help="Continue a stopped job.")] = False,
+    db: DbOption = None,
+) -> None:
+    """Generate verified instances: sample families, solve with HiGHS and Gurobi, filter."""
+    from ortrex.engine.jobs import JobSpec
+
+    spec = JobSpec(JobSpec.parse_families(families), count, seed, size, time_limit)
+    _run_generate(db, spec, workers, resume)
+
+
+def _run_generate(db: Path | None, spec: object, workers: int, resume: bool) -> None:
+    from ortrex.engine.jobs import make_executor, run_job
+    from ortrex.store import Store
+    from ortrex.ui import console, job_progress
+
+    executor = make_executor(workers)  # checks the worker count before the store is touched
+    try:
+        with Store(_db(db), create=True) as store, \
+                job_progress(spec.count) as update:  # type: ignore[attr-defined]
+            report = run_job(store, spec, workers=workers, resume=resume,  # type: ignore
+                             executor=executor, on_result=lambda r, ok, why, rep: update(
+                                 rep.accepted, rep.tasks, dict(rep.rejected)))
+            statuses = store.query(
+                "SELECT verifier, status, count(*) AS n FROM verifications WHERE run_id = ? "
+                "GROUP BY ALL ORDER BY ALL", [report.run_id])
+    finally:
+        executor.close()
+    console.print(_generate_tables(report, statuses))
+
+
+def _generate_tables(report: object, statuses: object) -> object:
+    from rich.columns import Columns
+
+    from ortrex.engine.jobs import JobReport
+
+    assert isinstance(report, JobReport)
+    fam = Table(title="by family")
+    for col in ("family", "accepted", "rejected"):
+        fam.add_column(col, justify="left" if col == "family" else "right")
+    for name, c in sorted(report.by_family.items()):
+        rej = sum(v for k, v in c.items() if k.startswith("rejected"))
+        fam.add_row(name, str(c["accepted"]), str(rej))
+    out = Table(title="outcome")
+    out.add_column("what")
+    out.add_column("count", justify="right")
+    out.add_row("tasks", str(report.tasks))
+    out.add_row("accepted", str(report.accepted))
+    for reason, n in sorted(report.rejected.items()):
+        out.add_row(f"rejected: {reason}", str(n))
+    for band in ("easy", "medium", "hard"):
+        out.add_row(f"difficulty {band}", str(report.bands.get(band, 0)))
+    for verifier, status, n in statuses.iter_rows():  # type: ignore[attr-defined]
+        out.add_row(f"{verifier} {status}", str(n))
+    if report.seconds:
+        s = report.summary()
+        out.add_row("seconds", f"{report.seconds:.1f}")
+        new = report.tasks - report.resumed_from
+        out.add_row("tasks / s", f"{new / report.seconds:.1f}")
+        out.add_row("solver share of worker time", f"{s['solver_share']:.0%}")
+    return Columns([out, fam])
+
+
+FormsOption = Annotated[str, typer.Option("--forms", help="Comma-separated: DP, DT, DPS.")]
+
+
+KindsOption = Annotated[str, typer.Option("--kinds", help="Comma-separated: cpt, sft.")]
+
+
+LlmUrlOption = Annotated[str | None, typer.Option(
+    "--llm-base-url", help="OpenAI-compatible endpoint that rewrites statements (checked for "
+    "fidelity; cached on disk).", show_default=False)]
+
+
+LlmModelOption = Annotated[str | None, typer.Option("--llm-model", help="Model name for "
+                                                    "--llm-base-url.", show_default=False)]
+
+
+def _render_table(report: object) -> Table:
+    from ortrex.engine.documents import RenderReport
+
+    assert isinstance(report, RenderReport)
+    t = Table(title="documents", show_header=False)
+    t.add_column("what")
+    t.add_column("count", justify="right")
+    rows: list[tuple[str, object]] = [
+        ("instances rendered", report.instances),
+        ("documents", report.documents), ("accepted", report.accepted)]
+    rows += [(f"rejected: {k}", v) for k, v in sorted(report.rejected.items())]
+    rows += [(f"form {k}", v) for k, v in sorted(report.by_form.items())]
+    rows += [(f"kind {k}", v) for k, v in sorted(report.by_kind.items())]
+    rows.append(("decontamination", report.decontamination))
+    if report.sandbox_seconds:
+        import numpy as np
+
+        sec = np.array(report.sandbox_seconds)
+        rows.append(("program run, median / p95 (ms)",
+                     f"{np.median(sec) * 1e3:.0f} / {np.percentile(sec, 95) * 1e3:.0f}"))
+    if report.seconds:
+        rows.append(("seconds", f"{report.seconds:.1f}"))
+        rows.append(("documents / s", f"{report.documents / report.seconds:.1f}"))
+    if report.resumed_from:
+        rows.append(("instances done before (resumed)", report.resumed_from))
+    for what, v in rows:
+        t.add_row(what, str(v))
+    return t
+
+
+def _render_spec(forms: str, kinds: str, seed: int, near_duplicate: float,
+                 contamination: float, db: Path | None = None, llm_base_url: str | None = None,
+                 llm_model: str | None = None) -> object:
+    from ortrex.engine.documents import RenderSpec
+    from ortrex.render.documents import KINDS
+    from ortrex.render.statement import FORMS
+
+    cache = str(_db(db).resolve().parent / ".ortrex-cache" / "llm") if llm_base_url else None
+    return RenderSpec(RenderSpec.parse(forms, FORMS, "form"),
+                      RenderSpec.parse(kinds, KINDS, "kind"), seed, near_duplicate,
+                      contamination, llm_base_url, llm_model, cache)
+
+
+def _run_render(db: Path | None, spec: object, workers: int, limit: int | None) -> None:
+    from ortrex.engine.documents import run_render
+    from ortrex.engine.jobs import make_executor
+    from ortrex.store import Store
+    from ortrex.ui import console, stages
+
+    executor = make_executor(workers)
+    try:
+        with Store(_db(db), create=True) as store, \
+                stages({"render": "instances"}) as (on_stage, tick):
+            report = run_render(store, spec, workers=workers, limit=limit,  # type: ignore
+                                executor=executor, on_start=lambda n: on_stage("render", n),
+                                on_result=lambda rep: tick("render"))
+    finally:
+        executor.close()
+    console.print(_render_table(report))
+
+
+@app.command("pipeline")
+def pipeline_cmd(
+    count: Annotated[int, typer.Option(help="Accepted instances to generate.")] = 100,
+    families: Annotated[str, typer.Option(help="'all' or a comma-separated list.")] = "all",
+    size: Annotated[str, typer.Option(help="small, medium or large.")] = "small",
+    seed: Annotated[int, typer.Option(help="Random seed (the job is deterministic).")] = 0,
+    forms: FormsOption = "DP,DT,DPS",
+    kinds: KindsOption = "cpt,sft",
+    workers: Annotated[int, typer.Option(help="Worker processes (default: CPU count).")]
+    = os.cpu_count() or 1,
+    time_limit: Annotated[float, typer.Option(help="Seconds per solve.")] = 10.0,
+    llm_base_url: LlmUrlOption = None,
+    llm_model: LlmModelOption = None,
+    db: DbOption = None,
+) -> None:
+    """Generate verified instances, then render and verify their documents (resumable: run it
+    again to continue)."""
+    from ortrex.engine.jobs import JobSpec
+
+    spec = JobSpec(JobSpec.parse_families(families), count, seed, size, time_limit)
+    render_spec = _render_spec(forms, kinds, seed, 0.85, 0.5, db, llm_base_url, llm_model)
+    _run_generate(db, spec, workers, resume=True)
+    _run_render(db, render_spec, workers, None)
+
+
+@app.command("render")
+def render_cmd(
+    forms: FormsOption = "DP,DT,DPS",
+    kinds: KindsOption = "cpt,sft",
+    limit: Annotated[int | None, typer.Option(min=0, help="Instances to render at most.")]
+    = None,
+    workers: Annotated[int, typer.Option(help="Worker processes (default: CPU count).")]
+    = os.cpu_count() or 1,
+    seed: Annotated[int, typer.Option(help="Seed of layouts and wording.")] = 0,
+    near_duplicate: Annotated[float, typer.Option(help="MinHash Jaccard at or above which a "
+                                                  "statement is a near-duplicate.")] = 0.85,
+    contamination: Annotated[float, typer.Option(help="MinHash Jaccard at or above which a "
+                                                 "statement is contaminated.")] = 0.5,
+    llm_base_url: LlmUrlOption = None,
+    llm_model: LlmModelOption = None,
+    db: DbOption = None,
+) -> None:
+    """Render documents for accepted instances and verify each (static checks, sandbox run,
+    captured-model equivalence, fidelity, near-duplicates, decontamination)."""
+    spec = _render_spec(forms, kinds, seed, near_duplicate, contamination, db, llm_base_url,
+                        llm_model)
+    _run_render(db, spec, workers, limit)
+
+
+verify_app = typer.Typer(help="Verify stored artefacts again.", no_args_is_help=True)
+
+
+app.add_typer(verify_app, name="verify")
+
+
+@verify_app.command("documents")
+def verify_documents_cmd(
+    limit: Annotated[int | None, typer.Option(min=0, help="Documents to check at most.")]
+    = None,
+    workers: Annotated[int, typer.Option(help="Worker processes (default: CPU count).")]
+    = os.cpu_count() or 1,
+    db: DbOption = None,
+) -> None:
+    """Run every document's checks again and update its status."""
+    from ortrex.engine.documents import recheck_documents
+    from ortrex.engine.jobs import make_executor
+    from ortrex.store import Store
+    from ortrex.ui import console, stages
+
+    executor = make_executor(workers)
+    try:
+        with Store(_db(db)) as store, stages({"verify": "documents"}) as (on_stage, tick):
+            n = store.query("SELECT count(*) FROM documents WHERE statement IS NOT NULL").item()
+            on_stage("verify", min(int(n), limit) if limit is not None else int(n))
+            rep = recheck_documents(store, workers, limit, executor,
+                                    on_result=lambda r: tick("verify"))
+    finally:
+        executor.close()
+    t = Table(title="verify documents", show_header=False)
+    t.add_column("what")
+    t.add_column("count", justify="right")
+    for what, v in [("documents", rep.documents), ("pass", rep.passed),
+                    *[(f"fail: {k}", c) for k, c in sorted(rep.failed.items())],
+                    ("status changed", rep.changed), ("seconds", f"{rep.seconds:.1f}")]:
+        t.add_row(what, str(v))
+    console.print(t)
+
+
+@app.command("import-seeds")
+def import_seeds_cmd(
+    file: Annotated[Path, typer.Argument(help="JSONL of {id, problem, answer, metadata}.")],
+    workers: Annotated[int, typer.Option(help="Worker processes (default: CPU count).")]
+    = os.cpu_count() or 1,
+    skip_bad: Annotated[bool, typer.Option(
+        "--skip-bad", help="Skip malformed lines (listed) instead of stopping.")] = False,
+    db: DbOption = None,
+) -> None:
+    """Import problem/answer seeds: run each answer program in the sandbox, capture its model,
+    verify it with HiGHS and Gurobi, and store the instance and the text with provenance."""
+    from ortrex.engine.jobs import make_executor
+    from ortrex.engine.seeds import import_seeds, read_seeds
+    from ortrex.store import Store
+    from ortrex.ui import console, stages
+
+    read_seeds(file, skip_bad)  # a malformed file stops here, before the store is touched
+    executor = make_executor(workers)
+    try:
+        with Store(_db(db), create=True) as store, \
+                stages({"seeds": "seeds"}) as (on_stage, tick):
+            rep = import_seeds(store, file, workers, skip_bad, executor,
+                               on_result=lambda r: tick("seeds"),
+                               on_start=lambda n: on_stage("seeds", n))
+    finally:
+        executor.close()
+    t = Table(title=f"seeds from {file}", show_header=False)
+    t.add_column("what")
+    t.add_column("count", justify="right")
+    rows: list[tuple[str, object]] = [("seeds", rep.seeds), ("programs ran", rep.ran),
+                                      ("models solved", rep.solved), ("accepted", rep.accepted)]
+    rows += [(f"rejected: {k}", v) for k, v in sorted(rep.reasons.items())]
+    rows += [("bad lines skipped", len(rep.skipped)), ("seconds", f"{rep.seconds:.1f}")]
+    for what, v in rows:
+        t.add_row(what, str(v))
+    console.print(t)
+    for line in rep.skipped:
+        console.print(f"[yellow]skipped[/] {line}")
+
+
+@app.command("mutate")
+def mutate_cmd(
+    operators: Annotated[str, typer.Option(help="'all' or a comma-separated list.")] = "all",
+    source: Annotated[str, typer.Option(
+        "--from", help="Parents: a SQL filter over semantic_id, instance_id, family, domain, "
+        "problem_class, difficulty, difficulty_band, n_vars, n_rows, nnz, objective, "
+        "created_at, run_id; or comma-separated ids (prefixes).", show_default=False)] = "",
+    per_parent: Annotated[int, typer.Option(help="Children per parent and round.")] = 2,
+    rounds: Annotated[int, typer.Option(help="Rounds (children become parents).")] = 1,
+    seed: Annotated[int, typer.Option(help="Random seed.")] = 0,
+    workers: Annotated[int, typer.Option(help="Worker processes (default: CPU count).")]
+    = os.cpu_count() or 1,
+    time_limit: Annotated[float, typer.Option(help="Seconds per solve.")] = 10.0,
+    db: DbOption = None,
+) -> None:
+    """Mutate selected instances for some rounds; every child is verified like a fresh one
+    (run it again to resume)."""
+    from ortrex.engine.evolve import MutateSpec, run_mutate, select_parents
+    from ortrex.engine.jobs import make_executor
+    from ortrex.store import Store
+    from ortrex.ui import console, stages
+
+    spec = MutateSpec(MutateSpec.parse_operators(operators), source, per_parent, rounds, seed,
+                      time_limit)
+    executor = make_executor(workers)
+    try:
+        with Store(_db(db)) as store:
+            select_parents(store, spec.selection)  # bad or empty selections stop here
+            with stages({f"round {r}": "children" for r in range(1, rounds + 1)}) as (
+                    on_stage, tick):
+                current = [""]
+
+                def on_round(r: int, n: int) -> None:
+                    current[0] = f"round {r}"
+                    on_stage(current[0], n)
+
+                rep = run_mutate(store, spec, workers, executor, on_round=on_round,
+                                 on_result=lambda _: tick(current[0]))
+    finally:
+        executor.close()
+    t = Table(title="children by operator")
+    for col in ("operator", "tasks", "accepted", "rejected", "not applicable"):
+        t.add_column(col, justify="left" if col == "operator" else "right")
+    for op, c in sorted(rep.by_operator.items()):
+        rej = sum(v for k, v in c.items() if k.startswith("rejected"))
+        t.add_row(op, str(c["tasks"]), str(c["accepted"]), str(rej), str(c["skipped"]))
+    s = Table(title="mutation job", show_header=False)
+    s.add_column("what")
+    s.add_column("value", justify="right")
+    for what, v in [("rounds", rep.rounds_done), ("tasks", rep.tasks),
+                    ("accepted", rep.accepted),
+                    ("  of which a new telling of a stored instance", rep.same_instance),
+                    *[(f"rejected: {k}", n) for k, n in sorted(rep.rejected.items())],
+                    *[(f"skipped: {k}", n) for k, n in sorted(rep.skipped.items())],
+                    ("tasks done before (resumed)", rep.resumed_from),
+                    ("seconds", f"{rep.seconds:.1f}"),
+                    ("children verified / s",
+                     f"{(rep.tasks - sum(rep.skipped.values())) / max(rep.seconds, 1e-9):.1f}")]:
+        s.add_row(what, str(v))
+    from rich.columns import Columns
+
+    console.print(Columns([s, t]))
