@@ -223,8 +223,8 @@ def verify_documents_cmd(
     db: DbOption = None,
 ) -> None:
     """Run every document's checks again and update its status."""
-    from ortrex.engine.documents import recheck_documents
     from ortrex.engine.jobs import make_executor
+    from ortrex.engine.recheck import recheck_documents
     from ortrex.store import Store
     from ortrex.ui import console, stages
 
