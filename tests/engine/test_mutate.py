@@ -63,6 +63,26 @@ def test_each_operator_on_at_least_two_families(op: str, parents: dict[str, tupl
     assert len(good) >= 2, f"{op} verified on {good}"
 
 
+def test_the_constraint_catalogue() -> None:
+    from ortrex.engine.operators.base import Context
+    from ortrex.engine.operators.constraints import _CATALOGUE
+
+    assert set(_CATALOGUE) == {"budget", "minimum_service", "capacity", "ratio", "either_or",
+                               "precedence"}
+    made = {}
+    for fam in ("transportation", "knapsack_01", "diet", "set_cover"):
+        sm, inst, values = _parent(fam)
+        for kind, fn in _CATALOGUE.items():
+            try:
+                m = fn(Context(sm, values, np.random.default_rng(2)))
+            except NotApplicable:
+                continue
+            child = m.child.ground()
+            assert child.num_rows > inst.num_rows and m.params["kind"] == kind
+            made.setdefault(kind, []).append(fam)
+    assert set(made) == set(_CATALOGUE), made
+
+
 def test_not_applicable_is_explained() -> None:
     sm, _, values = _parent("knapsack_01")
     with pytest.raises(NotApplicable, match="no countable continuous family"):
@@ -111,6 +131,14 @@ def test_evolution_rounds_lineage_and_resume(store: Store) -> None:
     deep = store.query("SELECT count(*) FROM run_tasks WHERE run_id = ? AND id LIKE ?",
                        [spec.run_id, f"{spec.run_id}:r2:%"]).item()
     assert deep > 0
+    # Every verified child has its lineage edge: parent(s), operator and parameters.
+    verified = store.query("SELECT count(DISTINCT semantic_id) FROM run_tasks WHERE run_id = ? "
+                           "AND outcome <> 'skipped'", [spec.run_id]).item()
+    assert verified <= rep.tasks - sum(rep.skipped.values())  # equal children share an id
+    edges = store.query("SELECT count(DISTINCT child_id), count(*) FILTER (WHERE params IS "
+                        "NULL OR operator IS NULL) FROM lineage WHERE relation = 'mutated' AND "
+                        "run_id = ?", [spec.run_id]).row(0)
+    assert edges == (verified, 0)
     stats = store.query("SELECT operator, children, accepted FROM operator_stats").rows()
     assert all(a <= c for _, c, a in stats)
     # The same job again resumes: nothing left to do, nothing changes.

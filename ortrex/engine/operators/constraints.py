@@ -16,7 +16,7 @@ from ortrex.engine.operators.base import (
     sum_over,
     with_changes,
 )
-from ortrex.ir.expr import Cond, P, V, total
+from ortrex.ir.expr import Cond, Idx, P, V, total
 from ortrex.ir.semantic import (
     ConstraintFamily,
     Parameter,
@@ -25,9 +25,9 @@ from ortrex.ir.semantic import (
 
 
 def add_constraint(ctx: Context) -> Mutation:
-    """A constraint family from the catalogue: budget, minimum service, capacity, ratio or
-    either-or, sized from the parent's optimum so that it matters."""
-    kinds = ["budget", "minimum_service", "capacity", "ratio", "either_or"]
+    """A constraint family from the catalogue: budget, minimum service, capacity, ratio,
+    either-or or precedence, sized from the parent's optimum so that it matters."""
+    kinds = list(_CATALOGUE)
     order = ctx.rng.permutation(len(kinds))
     why = []
     for k in order:
@@ -139,9 +139,26 @@ def _either_or(ctx: Context) -> Mutation:
                  constraints=(*sm.constraints, cf))
 
 
+def _precedence(ctx: Context) -> Mutation:
+    """Choices in order: an entity may be chosen only if the one before it is."""
+    sm = ctx.parent
+    fams = [v for v in sm.variables if v.vtype == "B" and len(v.dims) == 1 and not v.where]
+    fam = pick(ctx, fams, "one-index binary family")
+    i, s = fam.dims[0]
+    if len(sm.set_map[s]) < 2:
+        raise NotApplicable("fewer than two entities")
+    cf = ConstraintFamily(fresh_name(sm, "precedence"),
+                          f"A {entity(sm, s)} is chosen only if the one before it is.",
+                          ((i, s),), V(fam.name, i) - V(fam.name, Idx(i) - 1), "<=", 0.0,
+                          (Cond("not_first", i),))
+    return with_changes(sm, "add_constraint", {"kind": "precedence", "variable": fam.name},
+                        constraints=(*sm.constraints, cf))
+
+
 _CATALOGUE: dict[str, Callable[[Context], Mutation]] = {
     "budget": _budget, "minimum_service": lambda c: _marginal(c, True),
     "capacity": lambda c: _marginal(c, False), "ratio": _ratio, "either_or": _either_or,
+    "precedence": _precedence,
 }
 
 
