@@ -47,6 +47,8 @@ def _user_errors() -> tuple[type[BaseException], ...]:
                                          UsageError]
     if "ortrex.engine.jobs" in sys.modules:
         errors.append(sys.modules["ortrex.engine.jobs"].JobError)
+    if "ortrex.export.errors" in sys.modules:
+        errors.append(sys.modules["ortrex.export.errors"].ExportError)
     if "ortrex.engine.seeds" in sys.modules:
         errors.append(sys.modules["ortrex.engine.seeds"].SeedFileError)
     return tuple(errors)
@@ -87,7 +89,7 @@ def _root(
 
 
 # Registration order is the order of `ortrex --help`.
-from ortrex.cli import corpus_cmds, model_cmds, store_cmds  # noqa: E402, F401
+from ortrex.cli import corpus_cmds, export_cmds, model_cmds, store_cmds  # noqa: E402, F401
 
 
 def main(argv: list[str] | None = None) -> int:

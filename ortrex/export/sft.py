@@ -1,0 +1,239 @@
+"""SFT export: conversations -> ``PREFIX_packed_{input_ids,attention_mask,labels}_document``.
+
+As MindSpeed-LLM's instruction handler with the OpenAI-messages key mapping: the template
+renders and tokenizes every turn, labels are -100 over prompts, each conversation is truncated
+turn by turn to ``seq_length - 1``; a sample of ``seq_length`` tokens or more is skipped with an
+empty document entry. ``--pack`` fills rows of ``seq_length`` with a greedy knapsack (capacity
+``seq_length - 1``, largest fitting length first, the latest sample first among equal lengths)
+and pads with the pad id / -100 / 1 (0 and 1-based segment ids with ``--neat-pack``).
+"""
+
+from __future__ import annotations
+
+import bisect
+import json
+import time
+from collections import Counter, defaultdict
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from ortrex.export.errors import ExportError
+from ortrex.export.sources import Chunk, Item, parse_lines
+from ortrex.export.templates import IGNORE, PROMPT_TYPES, encode_example
+from ortrex.export.tokenizers import Tok
+
+FIELDS = ("input_ids", "attention_mask", "labels")
+
+
+@dataclass(frozen=True)
+class SftOptions:
+    """How conversations become samples."""
+
+    prompt_type: str = "deepseek4"
+    thinking: bool = False
+    pack: bool = False
+    neat_pack: bool = False
+    seq_length: int = 8192
+    append_eod: bool = False
+    key: str = "messages"
+    skip_bad: bool = False
+
+    def __post_init__(self) -> None:
+        if self.prompt_type not in PROMPT_TYPES:
+            raise ExportError(f"unknown prompt type {self.prompt_type!r}; expected one of "
+                              f"{', '.join(PROMPT_TYPES)}")
+        if self.neat_pack and not self.pack:
+            raise ExportError("--neat-pack needs --pack")
+        if self.seq_length < 2:
+            raise ExportError(f"--seq-length must be at least 2, got {self.seq_length}")
+
+
+@dataclass
+class Samples:
+    """A chunk's encoded samples (or bad records)."""
+
+    ids: list[np.ndarray] = field(default_factory=list)
+    labels: list[np.ndarray] = field(default_factory=list)
+    sources: list[str] = field(default_factory=list)
+    bad: list[str] = field(default_factory=list)
+    counts: Counter[str] = field(default_factory=Counter)
+
+
+def encode_chunk(tok: Tok, job: tuple[Chunk, SftOptions]) -> Samples:
+    """Encode one chunk of conversations (worker side)."""
+    chunk, opts = job
+    out = Samples()
+    items = parse_lines(chunk, opts.key) if chunk.lines else [Item(i, v) for i, v in chunk.rows]
+    cutoff = opts.seq_length
+    for it in items:
+        if it.error is None and isinstance(it.value, str):  # a JSON column of the store
+            try:
+                it.value = json.loads(it.value)
+            except ValueError:
+                it.error = f"{it.key}: {opts.key!r} is not valid JSON"
+        if it.error is None and not (isinstance(it.value, list) and all(
+                isinstance(m, dict) for m in it.value)):
+            it.error = f"{it.key}: {opts.key!r} must be a list of messages"
+        if it.error is None:
+            try:
+                ex = encode_example(tok, it.value, opts.prompt_type, opts.thinking, cutoff)
+            except ExportError as exc:
+                it.error = f"{it.key}: {exc}"
+        if it.error is not None:
+            out.bad.append(it.error)
+            continue
+        ids, labels = ex.input_ids, ex.labels
+        if opts.append_eod and tok.eos_id is not None:
+            ids, labels = [*ids, tok.eos_id], [*labels, tok.eos_id]
+        out.counts["samples in"] += 1
+        out.counts["truncated"] += ex.truncated
+        out.ids.append(np.asarray(ids, dtype=np.int32))
+        out.labels.append(np.asarray(labels, dtype=np.int32))
+        out.sources.append(it.key)
+    return out
+
+
+def greedy_knapsack(lengths: list[int], capacity: int) -> list[list[int]]:
+    """Bins of lengths: each filled with the largest remaining length that fits."""
+    numbers = sorted(lengths)
+    bins = []
+    while numbers:
+        current, room = [], capacity
+        while True:
+            k = bisect.bisect(numbers, room)
+            if k == 0:
+                break
+            room -= numbers[k - 1]
+            current.append(numbers.pop(k - 1))
+        if not current:  # a length beyond the capacity can never be placed
+            raise ExportError(f"a sample of {numbers[0]} tokens does not fit a pack of "
+                              f"{capacity}")
+        bins.append(current)
+    return bins
+
+
+def pack_rows(lengths: list[int], capacity: int) -> list[list[int]]:
+    """Sample indices per packed row (the latest sample first among equal lengths)."""
+    by_length: dict[int, list[int]] = defaultdict(list)
+    for k, n in enumerate(lengths):
+        by_length[n].append(k)
+    return [[by_length[n].pop() for n in b] for b in greedy_knapsack(lengths, capacity)]
+
+
+def run_sft(prefix: str | Path, *, inputs: list[Path] | None = None, db: str | None = None,
+            where: str = "true", tokenizer: str | None = None,
+            opts: SftOptions | None = None, workers: int = 1, progress: Any = None,
+            record_db: str | None = None) -> Any:
+    """Export conversations (JSONL ``inputs`` with a ``messages`` key, or the store's accepted
+    SFT examples) as three aligned datasets."""
+    from ortrex.export.indexed import commit_all, writers
+    from ortrex.export.manifest import ExportReport, check_output, record, write_manifest
+    from ortrex.export.sources import jsonl_chunks, store_chunks
+    from ortrex.export.stream import ordered_map
+    from ortrex.export.tokenizers import load_tokenizer
+
+    t0 = time.perf_counter()
+    opts = opts or SftOptions()
+    out = check_output(prefix)
+    tok = load_tokenizer(tokenizer)
+    if opts.pack and tok.pad_id is None:
+        raise ExportError("--pack needs a tokenizer with a pad token")
+    if inputs:
+        chunks: Any = jsonl_chunks(inputs)
+    elif db is not None:
+        chunks = store_chunks(db, "SELECT id, messages FROM documents WHERE status = "
+                                  f"'accepted' AND kind = 'sft' AND ({where}) "
+                                  "ORDER BY created_at, id", [])
+    else:
+        raise ExportError("give --input FILE or --from-db")
+    rep = ExportReport("sft", str(out))
+    finals = [f"{out}_packed_{f}_document" for f in FIELDS]
+    stage = [f"{out}.stage-{f}" for f in ("ids", "labels")] if opts.pack else []
+    with writers(finals + stage) as ws:
+        w_ids, w_mask, w_lab = ws[:3]
+        staged: list[int] = []  # lengths of the samples waiting to be packed
+        for res in ordered_map(encode_chunk, ((c, opts) for c in chunks), tokenizer, workers):
+            if res.bad and not opts.skip_bad:
+                raise ExportError(f"{res.bad[0]} (--skip-bad skips and counts bad records)")
+            rep.bad += res.bad
+            rep.counts.update(res.counts)
+            for ids, labels, src in zip(res.ids, res.labels, res.sources, strict=True):
+                n = len(ids)
+                if opts.pack:
+                    if n >= opts.seq_length:
+                        if not opts.neat_pack:
+                            rep.counts["dropped (too long)"] += 1
+                            continue
+                        ids, labels = ids[:opts.seq_length - 1], labels[:opts.seq_length - 1]
+                        rep.counts["cut to fit a pack"] += 1
+                    ws[3].add(ids)
+                    ws[4].add(labels)
+                    staged.append(len(ids))
+                elif n >= opts.seq_length:  # skipped, but MindSpeed closes a document
+                    for w in (w_ids, w_mask, w_lab):
+                        w.empty_document()
+                    rep.counts["dropped (too long)"] += 1
+                    continue
+                else:
+                    w_ids.add(ids)
+                    w_mask.add(np.ones(n, dtype=np.int32))
+                    w_lab.add(labels)
+                    rep.counts["samples written"] += 1
+                    rep.tokens += n
+                if db is not None and not inputs:
+                    rep.document_ids.append(src)
+            if progress:
+                progress(rep)
+        if opts.pack:
+            _pack(ws, staged, opts, tok.pad_id, rep)  # type: ignore[arg-type]
+        if rep.counts["samples written"] + rep.counts["rows written"] == 0:
+            raise ExportError("empty corpus: no sample to export")
+        files = commit_all(ws[:3])
+        for w in ws[3:]:
+            w.abort()
+    rep.files = files
+    rep.counts["documents written"] = rep.counts["rows written"] or rep.counts["samples written"]
+    rep.counts["bad records skipped"] = len(rep.bad)
+    options = {"prompt_type": opts.prompt_type, "enable_thinking": opts.thinking,
+               "pack": opts.pack, "neat_pack": opts.neat_pack, "seq_length": opts.seq_length,
+               "append_eod": opts.append_eod, "workers": workers,
+               "where": where if db else None}
+    manifest = write_manifest(rep, tok, options, [str(p) for p in inputs or []] or [f"db:{db}"])
+    rep.files.append(manifest)
+    target = record_db or db
+    if target is not None:
+        record(target, rep, manifest, [str(p) for p in inputs or []])
+    rep.seconds = time.perf_counter() - t0
+    return rep
+
+
+def _pack(ws: list[Any], lengths: list[int], opts: SftOptions, pad: int,
+          rep: Any) -> None:
+    """Read the staged samples back and write packed rows of exactly ``seq_length``."""
+    from ortrex.export.indexed import megatron
+
+    for w in ws[3:]:
+        w.builder.finalize(f"{w.tmp}.idx")
+        w.closed = True
+    staged_ids = megatron().IndexedDataset(ws[3].tmp)
+    staged_labels = megatron().IndexedDataset(ws[4].tmp)
+    w_ids, w_mask, w_lab = ws[:3]
+    n = opts.seq_length
+    for row in pack_rows(lengths, n - 1):
+        ids = np.concatenate([np.asarray(staged_ids[k]) for k in row])
+        labels = np.concatenate([np.asarray(staged_labels[k]) for k in row])
+        if opts.neat_pack:
+            mask = np.concatenate([np.full(lengths[k], s + 1, np.int32)
+                                   for s, k in enumerate(row)])
+        else:
+            mask = np.ones(ids.size, np.int32)
+        pad_n = n - ids.size
+        w_ids.add(np.concatenate([ids, np.full(pad_n, pad, np.int32)]))
+        w_lab.add(np.concatenate([labels, np.full(pad_n, IGNORE, np.int32)]))
+        w_mask.add(np.concatenate([mask, np.full(pad_n, 0 if opts.neat_pack else 1, np.int32)]))
+        rep.counts["rows written"] += 1
+        rep.counts["samples packed"] += len(row)
+        rep.tokens += n

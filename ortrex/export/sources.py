@@ -1,0 +1,84 @@
+"""Where export input comes from: JSONL files read in chunks of raw lines (parsed in the
+workers, line numbers kept), or accepted documents of the store read in batches."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ortrex.export.errors import ExportError
+
+CHUNK_BYTES = 2 << 20  # raw JSONL per task: big enough to amortise, small enough to stream
+
+
+@dataclass
+class Chunk:
+    """A slice of input: raw JSONL lines (with the first line's number) or store rows."""
+
+    path: str = ""
+    first_line: int = 0
+    lines: list[bytes] = field(default_factory=list)
+    rows: list[tuple[str, Any]] = field(default_factory=list)  # (document id, text/messages)
+
+
+@dataclass
+class Item:
+    """One parsed input record, or the reason it is bad."""
+
+    key: str  # a document id, or path:line
+    value: Any = None
+    error: str | None = None
+
+
+def jsonl_chunks(paths: list[Path], chunk_bytes: int = CHUNK_BYTES) -> Iterator[Chunk]:
+    """Raw lines of JSONL files, a few MB at a time."""
+    for path in paths:
+        try:
+            f = open(path, "rb")  # noqa: SIM115 - closed below, streamed
+        except OSError as exc:
+            raise ExportError(f"{path}: cannot read: {exc.strerror or exc}") from None
+        with f:
+            line_no = 1
+            while True:
+                lines = f.readlines(chunk_bytes)
+                if not lines:
+                    break
+                yield Chunk(str(path), line_no, lines)
+                line_no += len(lines)
+
+
+def parse_lines(chunk: Chunk, key: str) -> list[Item]:
+    """Records of a JSONL chunk: ``key``'s value of each line (blank lines skipped)."""
+    out = []
+    for k, raw in enumerate(chunk.lines):
+        where = f"{chunk.path}:{chunk.first_line + k}"
+        if not raw.strip():
+            continue
+        try:
+            obj = json.loads(raw)
+        except (ValueError, UnicodeDecodeError) as exc:
+            out.append(Item(where, error=f"{where}: not valid JSON ({str(exc)[:80]})"))
+            continue
+        if not isinstance(obj, dict):
+            out.append(Item(where, error=f"{where}: expected a JSON object"))
+        elif key not in obj:
+            out.append(Item(where, error=f"{where}: missing key {key!r}"))
+        else:
+            out.append(Item(where, obj[key]))
+    return out
+
+
+def store_chunks(db: str, sql: str, params: list[Any], rows: int = 256) -> Iterator[Chunk]:
+    """(id, value) rows of a store query, in batches (a read-only connection of its own)."""
+    from ortrex.store import Store
+
+    with Store(db, read_only=True) as store:
+        cur = store.conn.execute(sql, params)
+        while True:
+            batch = cur.fetchmany(rows)
+            if not batch:
+                break
+            yield Chunk(rows=[(str(r[0]), r[1]) for r in batch])
