@@ -5,3 +5,4 @@ from __future__ import annotations
 import warnings
 
 warnings.filterwarnings("ignore", message=".*Transformer Engine and Apex.*")
+warnings.filterwarnings("ignore", message=".*pad token id in the tokenizer collides.*")
