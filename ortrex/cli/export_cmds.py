@@ -50,7 +50,8 @@ def _progress(what: str) -> Iterator[Callable[[Any], None]]:
         def update(rep: Any) -> None:
             dt = max(time.perf_counter() - t0, 1e-9)
             docs = rep.counts.get("documents in", 0) + rep.counts.get("samples in", 0)
-            bar.update(task, docs=docs, tok=rep.tokens, rate=f"{rep.tokens / dt / 1e6:.2f} M tok/s")
+            bar.update(task, docs=docs, tok=rep.encoded,
+                       rate=f"{rep.encoded / dt / 1e6:.2f} M tok/s")
 
         yield update
 
@@ -73,10 +74,11 @@ def _report_table(rep: Any, title: str) -> Table:
     t.add_column("value", justify="right")
     for k, v in sorted(rep.counts.items()):
         t.add_row(k, f"{v:,}")
-    t.add_row("tokens", f"{rep.tokens:,}")
+    t.add_row("tokens written", f"{rep.tokens:,}")
+    t.add_row("tokens encoded", f"{rep.encoded:,}")
     t.add_row("seconds", f"{rep.seconds:.1f}")
     if rep.seconds:
-        t.add_row("tokens / s", f"{rep.tokens / rep.seconds / 1e6:.2f} M")
+        t.add_row("tokens encoded / s", f"{rep.encoded / rep.seconds / 1e6:.2f} M")
     for f in rep.files:
         t.add_row(f.name, f"{f.stat().st_size:,} bytes")
     return t

@@ -168,7 +168,7 @@ def run_cpt(prefix: str | Path, *, inputs: list[Path] | None = None, db: str | N
     from ortrex.export.indexed import commit_all, writers
     from ortrex.export.manifest import ExportReport, check_output, record, write_manifest
     from ortrex.export.sources import jsonl_chunks, store_chunks
-    from ortrex.export.stream import ordered_map
+    from ortrex.export.stream import OrderedMap
     from ortrex.export.tokenizers import load_tokenizer
 
     t0 = time.perf_counter()
@@ -183,8 +183,10 @@ def run_cpt(prefix: str | Path, *, inputs: list[Path] | None = None, db: str | N
         raise ExportError("give --input FILE or --from-db")
     rep = ExportReport("cpt", str(out))
     prefixes = [f"{out}_{k}_document" for k in opts.keys]
-    with writers(prefixes) as ws:
-        for res in ordered_map(tokenize_chunk, ((c, opts) for c in chunks), tokenizer, workers):
+    jobs = ((c, opts) for c in chunks)
+    with OrderedMap(tokenize_chunk, jobs, tokenizer, workers) as results, \
+            writers(prefixes) as ws:
+        for res in results:
             if res.bad and not opts.skip_bad:
                 raise ExportError(f"{res.bad[0]} (--skip-bad skips and counts bad lines)")
             rep.bad += res.bad
@@ -193,6 +195,7 @@ def run_cpt(prefix: str | Path, *, inputs: list[Path] | None = None, db: str | N
                 kr = res.keys[key]
                 rep.counts["documents written"] += _write(w, kr)
                 rep.tokens += int(kr.lengths.sum())
+                rep.encoded += int(kr.flat.size)
                 if db is not None and not inputs:
                     rep.document_ids += [s for s, n in zip(kr.sources, kr.lengths, strict=True)
                                          if n > 0]

@@ -45,7 +45,8 @@ class ExportReport:
     kind: str
     prefix: str
     counts: Counter[str] = field(default_factory=Counter)
-    tokens: int = 0
+    tokens: int = 0  # written (padding included)
+    encoded: int = 0  # produced by the tokenizer (what progress and rates count)
     files: list[Path] = field(default_factory=list)
     bad: list[str] = field(default_factory=list)
     seconds: float = 0.0

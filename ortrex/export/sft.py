@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import bisect
 import json
+import os
 import time
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
@@ -22,7 +23,14 @@ import numpy as np
 
 from ortrex.export.errors import ExportError
 from ortrex.export.sources import Chunk, Item, parse_lines
-from ortrex.export.templates import IGNORE, PROMPT_TYPES, encode_example
+from ortrex.export.templates import (
+    IGNORE,
+    PROMPT_TYPES,
+    Rendering,
+    assemble,
+    conversation,
+    render,
+)
 from ortrex.export.tokenizers import Tok
 
 FIELDS = ("input_ids", "attention_mask", "labels")
@@ -63,11 +71,12 @@ class Samples:
 
 
 def encode_chunk(tok: Tok, job: tuple[Chunk, SftOptions]) -> Samples:
-    """Encode one chunk of conversations (worker side)."""
+    """Encode one chunk of conversations (worker side): every text of the chunk in one batch,
+    so the tokenizer's per-call cost is paid once per chunk, not per turn."""
     chunk, opts = job
     out = Samples()
     items = parse_lines(chunk, opts.key) if chunk.lines else [Item(i, v) for i, v in chunk.rows]
-    cutoff = opts.seq_length
+    good: list[tuple[str, Rendering]] = []
     for it in items:
         if it.error is None and isinstance(it.value, str):  # a JSON column of the store
             try:
@@ -79,20 +88,25 @@ def encode_chunk(tok: Tok, job: tuple[Chunk, SftOptions]) -> Samples:
             it.error = f"{it.key}: {opts.key!r} must be a list of messages"
         if it.error is None:
             try:
-                ex = encode_example(tok, it.value, opts.prompt_type, opts.thinking, cutoff)
+                system, turns = conversation(it.value)
+                good.append((it.key, render(tok, opts.prompt_type, system, turns,
+                                            opts.thinking)))
             except ExportError as exc:
                 it.error = f"{it.key}: {exc}"
         if it.error is not None:
             out.bad.append(it.error)
-            continue
-        ids, labels = ex.input_ids, ex.labels
-        if opts.append_eod and tok.eos_id is not None:
-            ids, labels = [*ids, tok.eos_id], [*labels, tok.eos_id]
+    ids_all = tok.encode_batch([t for _, r in good for t in r.texts], special=False)
+    pos = 0
+    eod = [tok.eos_id] if opts.append_eod and tok.eos_id is not None else []
+    for key, r in good:
+        ex = assemble(r.pairs(tok, ids_all[pos:pos + len(r.texts)]), opts.prompt_type,
+                      opts.seq_length)
+        pos += len(r.texts)
         out.counts["samples in"] += 1
         out.counts["truncated"] += ex.truncated
-        out.ids.append(np.asarray(ids, dtype=np.int32))
-        out.labels.append(np.asarray(labels, dtype=np.int32))
-        out.sources.append(it.key)
+        out.ids.append(np.asarray(ex.input_ids + eod, dtype=np.int32))
+        out.labels.append(np.asarray(ex.labels + eod, dtype=np.int32))
+        out.sources.append(key)
     return out
 
 
@@ -132,7 +146,7 @@ def run_sft(prefix: str | Path, *, inputs: list[Path] | None = None, db: str | N
     from ortrex.export.indexed import commit_all, writers
     from ortrex.export.manifest import ExportReport, check_output, record, write_manifest
     from ortrex.export.sources import jsonl_chunks, store_chunks
-    from ortrex.export.stream import ordered_map
+    from ortrex.export.stream import OrderedMap
     from ortrex.export.tokenizers import load_tokenizer
 
     t0 = time.perf_counter()
@@ -152,16 +166,19 @@ def run_sft(prefix: str | Path, *, inputs: list[Path] | None = None, db: str | N
     rep = ExportReport("sft", str(out))
     finals = [f"{out}_packed_{f}_document" for f in FIELDS]
     stage = [f"{out}.stage-{f}" for f in ("ids", "labels")] if opts.pack else []
-    with writers(finals + stage) as ws:
+    jobs = ((c, opts) for c in chunks)
+    with OrderedMap(encode_chunk, jobs, tokenizer, workers) as results, \
+            writers(finals + stage) as ws:
         w_ids, w_mask, w_lab = ws[:3]
         staged: list[int] = []  # lengths of the samples waiting to be packed
-        for res in ordered_map(encode_chunk, ((c, opts) for c in chunks), tokenizer, workers):
+        for res in results:
             if res.bad and not opts.skip_bad:
                 raise ExportError(f"{res.bad[0]} (--skip-bad skips and counts bad records)")
             rep.bad += res.bad
             rep.counts.update(res.counts)
             for ids, labels, src in zip(res.ids, res.labels, res.sources, strict=True):
                 n = len(ids)
+                rep.encoded += n
                 if opts.pack:
                     if n >= opts.seq_length:
                         if not opts.neat_pack:
@@ -213,27 +230,33 @@ def run_sft(prefix: str | Path, *, inputs: list[Path] | None = None, db: str | N
 def _pack(ws: list[Any], lengths: list[int], opts: SftOptions, pad: int,
           rep: Any) -> None:
     """Read the staged samples back and write packed rows of exactly ``seq_length``."""
-    from ortrex.export.indexed import megatron
-
     for w in ws[3:]:
         w.builder.finalize(f"{w.tmp}.idx")
         w.closed = True
-    staged_ids = megatron().IndexedDataset(ws[3].tmp)
-    staged_labels = megatron().IndexedDataset(ws[4].tmp)
-    w_ids, w_mask, w_lab = ws[:3]
-    n = opts.seq_length
-    for row in pack_rows(lengths, n - 1):
-        ids = np.concatenate([np.asarray(staged_ids[k]) for k in row])
-        labels = np.concatenate([np.asarray(staged_labels[k]) for k in row])
-        if opts.neat_pack:
-            mask = np.concatenate([np.full(lengths[k], s + 1, np.int32)
-                                   for s, k in enumerate(row)])
-        else:
-            mask = np.ones(ids.size, np.int32)
-        pad_n = n - ids.size
-        w_ids.add(np.concatenate([ids, np.full(pad_n, pad, np.int32)]))
-        w_lab.add(np.concatenate([labels, np.full(pad_n, IGNORE, np.int32)]))
-        w_mask.add(np.concatenate([mask, np.full(pad_n, 0 if opts.neat_pack else 1, np.int32)]))
-        rep.counts["rows written"] += 1
-        rep.counts["samples packed"] += len(row)
-        rep.tokens += n
+    # Read the staged samples with positioned reads, not a memory map: mapped pages would
+    # count towards the resident set and grow with the corpus.
+    offsets = np.concatenate([[0], np.cumsum(np.asarray(lengths, dtype=np.int64))]) * 4
+    with open(f"{ws[3].tmp}.bin", "rb") as f_ids, open(f"{ws[4].tmp}.bin", "rb") as f_lab:
+        def staged(f: Any, k: int) -> np.ndarray:
+            return np.frombuffer(os.pread(f.fileno(), lengths[k] * 4, int(offsets[k])),
+                                 np.int32)
+
+        w_ids, w_mask, w_lab = ws[:3]
+        n = opts.seq_length
+        for row in pack_rows(lengths, n - 1):
+            ids = np.concatenate([staged(f_ids, k) for k in row])
+            labels = np.concatenate([staged(f_lab, k) for k in row])
+            if opts.neat_pack:
+                mask = np.concatenate([np.full(lengths[k], s + 1, np.int32)
+                                       for s, k in enumerate(row)])
+            else:
+                mask = np.ones(ids.size, np.int32)
+            pad_n = n - ids.size
+            rep.counts["tokens before padding"] += int(ids.size)
+            w_ids.add(np.concatenate([ids, np.full(pad_n, pad, np.int32)]))
+            w_lab.add(np.concatenate([labels, np.full(pad_n, IGNORE, np.int32)]))
+            w_mask.add(np.concatenate([mask, np.full(pad_n, 0 if opts.neat_pack else 1,
+                                                     np.int32)]))
+            rep.counts["rows written"] += 1
+            rep.counts["samples packed"] += len(row)
+            rep.tokens += n

@@ -11,7 +11,7 @@ from typing import Any
 
 from ortrex.export.errors import ExportError
 
-CHUNK_BYTES = 2 << 20  # raw JSONL per task: big enough to amortise, small enough to stream
+CHUNK_BYTES = 1 << 20  # raw JSONL per task: big enough to amortise, small enough to stream
 
 
 @dataclass

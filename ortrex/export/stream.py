@@ -1,8 +1,11 @@
 """An ordered, bounded map over worker processes that each hold a loaded tokenizer.
 
-Chunks of input go out, results come back in input order; at most ``2 x workers`` chunks are
-in flight, so memory stays flat however large the corpus. With one worker everything runs in
-this process (and the tokenizer uses its own threads).
+Chunks of input go out, results come back in input order; at most ``WINDOW x workers`` chunks
+are in flight, so memory stays flat however large the corpus. The pool starts (and the first
+window is submitted) on entering the context, so the caller's slow set-up that follows, such as
+importing torch and megatron-core for the writers, overlaps with tokenization; the workers are
+forked before that import and stay small. With one worker everything runs in this process
+(and the tokenizer uses its own threads).
 """
 
 from __future__ import annotations
@@ -15,6 +18,7 @@ from typing import Any
 
 from ortrex.export.tokenizers import Tok, load_tokenizer
 
+WINDOW = 16  # chunks in flight per worker: enough to cover the writers' import at start
 _TOK: Tok | None = None
 
 
@@ -30,19 +34,44 @@ def _call(fn: Callable[[Tok, Any], Any], item: Any) -> Any:
     return fn(_TOK, item)
 
 
-def ordered_map(fn: Callable[[Tok, Any], Any], items: Iterable[Any], tokenizer: str | None,
-                workers: int) -> Iterator[Any]:
-    """``fn(tokenizer, item)`` for every item, in order."""
-    if workers <= 1:
-        tok = load_tokenizer(tokenizer)
-        for it in items:
-            yield fn(tok, it)
-        return
-    with ProcessPoolExecutor(workers, initializer=_init, initargs=(tokenizer,)) as pool:
-        window: deque[Future[Any]] = deque()
-        for it in items:
-            window.append(pool.submit(_call, fn, it))
-            if len(window) >= 2 * workers:
-                yield window.popleft().result()
-        while window:
-            yield window.popleft().result()
+class OrderedMap:
+    """``fn(tokenizer, item)`` for every item, in order, as a context manager."""
+
+    def __init__(self, fn: Callable[[Tok, Any], Any], items: Iterable[Any],
+                 tokenizer: str | None, workers: int) -> None:
+        self.fn, self.items, self.tokenizer, self.workers = fn, iter(items), tokenizer, workers
+        self.pool: ProcessPoolExecutor | None = None
+        self.window: deque[Future[Any]] = deque()
+
+    def _submit(self) -> bool:
+        assert self.pool is not None
+        try:
+            item = next(self.items)
+        except StopIteration:
+            return False
+        self.window.append(self.pool.submit(_call, self.fn, item))
+        return True
+
+    def __enter__(self) -> Iterator[Any]:
+        if self.workers <= 1:
+            return self._inline()
+        self.pool = ProcessPoolExecutor(self.workers, initializer=_init,
+                                        initargs=(self.tokenizer,))
+        while len(self.window) < WINDOW * self.workers and self._submit():
+            pass
+        return self._pooled()
+
+    def _inline(self) -> Iterator[Any]:
+        tok = load_tokenizer(self.tokenizer)
+        for it in self.items:
+            yield self.fn(tok, it)
+
+    def _pooled(self) -> Iterator[Any]:
+        while self.window:
+            result = self.window.popleft().result()
+            self._submit()
+            yield result
+
+    def __exit__(self, *exc: object) -> None:
+        if self.pool is not None:
+            self.pool.shutdown(wait=True, cancel_futures=True)

@@ -80,47 +80,59 @@ def conversation(messages: Sequence[dict[str, Any]]) -> tuple[str | None, list[T
 
 
 # ---------------------------------------------------------------- rendering
-def _deepseek4(tok: Tok, system: str | None, turns: list[Turn],
-               thinking: bool) -> list[tuple[list[int], list[int]]]:
+@dataclass(frozen=True)
+class Rendering:
+    """The texts a conversation tokenizes to (each with ``add_special_tokens=False``), and how
+    their ids assemble into (source, target) pairs; split so a whole chunk of conversations
+    can be encoded in one batch."""
+
+    prompt_type: str
+    texts: list[str]
+
+    def pairs(self, tok: Tok, ids: list[list[int]]) -> list[tuple[list[int], list[int]]]:
+        """(source ids, target ids) per turn from the ids of ``texts``."""
+        if self.prompt_type == "deepseek4":
+            return [(ids[i], ids[i + 1]) for i in range(0, len(ids), 2)]
+        assert tok.bos_id is not None and tok.eos_id is not None
+        out = []
+        for k in range(0, len(ids), 3):
+            sys_ids, user_ids, content_ids = ids[k], ids[k + 1], ids[k + 2]
+            src = ([tok.bos_id, *sys_ids] if k == 0 else []) + user_ids
+            out.append((src, [*content_ids, tok.eos_id]))
+        return out
+
+
+def render(tok: Tok, prompt_type: str, system: str | None, turns: list[Turn],
+           thinking: bool = False) -> Rendering:
+    """The texts of a conversation under ``prompt_type``."""
     texts: list[str] = []
-    last = len(turns) - 1
-    for k, t in enumerate(turns):
-        src = (BOS + (system or "")) if k == 0 else ""
-        think_here = thinking and k == last  # earlier turns drop their reasoning
-        src += USER + t.user + ASSISTANT + (THINK if think_here else END_THINK)
-        tgt = ((t.reasoning or "") + END_THINK if think_here else "") + t.content + EOS
-        texts += [src, tgt]
-    ids = tok.encode_batch(texts, special=False)
-    return [(ids[i], ids[i + 1]) for i in range(0, len(ids), 2)]
-
-
-def _deepseek3(tok: Tok, system: str | None, turns: list[Turn]
-               ) -> list[tuple[list[int], list[int]]]:
-    if tok.bos_id is None or tok.eos_id is None:
-        raise ExportError("deepseek3 needs a tokenizer with BOS and EOS tokens")
-    pieces: list[str] = []
-    for k, t in enumerate(turns):
-        pieces += [(system or "") if k == 0 else "", USER + t.user + ASSISTANT, t.content]
-    ids = tok.encode_batch(pieces, special=False)
-    out = []
-    for k in range(len(turns)):
-        sys_ids, user_ids, content_ids = ids[3 * k], ids[3 * k + 1], ids[3 * k + 2]
-        src = ([tok.bos_id, *sys_ids] if k == 0 else []) + user_ids
-        out.append((src, [*content_ids, tok.eos_id]))
-    return out
+    if prompt_type == "deepseek4":
+        last = len(turns) - 1
+        for k, t in enumerate(turns):
+            src = (BOS + (system or "")) if k == 0 else ""
+            think_here = thinking and k == last  # earlier turns drop their reasoning
+            src += USER + t.user + ASSISTANT + (THINK if think_here else END_THINK)
+            tgt = ((t.reasoning or "") + END_THINK if think_here else "") + t.content + EOS
+            texts += [src, tgt]
+    elif prompt_type == "deepseek3":
+        if thinking:
+            raise ExportError("--enable-thinking applies to deepseek4 only")
+        if tok.bos_id is None or tok.eos_id is None:
+            raise ExportError("deepseek3 needs a tokenizer with BOS and EOS tokens")
+        # The older Template tokenizes each element alone; BOS and EOS go in as ids.
+        for k, t in enumerate(turns):
+            texts += [(system or "") if k == 0 else "", USER + t.user + ASSISTANT, t.content]
+    else:
+        raise ExportError(f"unknown prompt type {prompt_type!r}; expected one of "
+                          f"{', '.join(PROMPT_TYPES)}")
+    return Rendering(prompt_type, texts)
 
 
 def encode_pairs(tok: Tok, prompt_type: str, system: str | None, turns: list[Turn],
                  thinking: bool = False) -> list[tuple[list[int], list[int]]]:
     """(source ids, target ids) per turn, untruncated."""
-    if prompt_type == "deepseek4":
-        return _deepseek4(tok, system, turns, thinking)
-    if prompt_type == "deepseek3":
-        if thinking:
-            raise ExportError("--enable-thinking applies to deepseek4 only")
-        return _deepseek3(tok, system, turns)
-    raise ExportError(f"unknown prompt type {prompt_type!r}; expected one of "
-                      f"{', '.join(PROMPT_TYPES)}")
+    r = render(tok, prompt_type, system, turns, thinking)
+    return r.pairs(tok, tok.encode_batch(r.texts, special=False))
 
 
 # ---------------------------------------------------------------- truncation
@@ -166,15 +178,21 @@ def truncate(pairs: list[tuple[list[int], list[int]]], prompt_type: str, cutoff_
     return out, cut
 
 
+def assemble(pairs: list[tuple[list[int], list[int]]], prompt_type: str, cutoff_len: int
+             ) -> Example:
+    """Input ids and labels of truncated pairs (-100 over the sources)."""
+    cut_pairs, cut = truncate(pairs, prompt_type, cutoff_len)
+    ids: list[int] = []
+    labels: list[int] = []
+    for src, tgt in cut_pairs:
+        ids += src + tgt
+        labels += [IGNORE] * len(src) + tgt
+    return Example(ids, labels, cut)
+
+
 def encode_example(tok: Tok, messages: Sequence[dict[str, Any]], prompt_type: str = "deepseek4",
                    thinking: bool = False, cutoff_len: int = 100_000) -> Example:
     """Input ids and labels of one conversation, as MindSpeed-LLM's instruction handler."""
     system, turns = conversation(messages)
-    pairs, cut = truncate(encode_pairs(tok, prompt_type, system, turns, thinking), prompt_type,
-                          cutoff_len)
-    ids: list[int] = []
-    labels: list[int] = []
-    for src, tgt in pairs:
-        ids += src + tgt
-        labels += [IGNORE] * len(src) + tgt
-    return Example(ids, labels, cut)
+    return assemble(encode_pairs(tok, prompt_type, system, turns, thinking), prompt_type,
+                    cutoff_len)

