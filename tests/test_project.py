@@ -18,7 +18,7 @@ ALLOWED = {
     "export": {"ir", "store", "export"},
     "kernels": {"kernels"},
     "trainers": {"trainers", "kernels", "export"},
-    "evaluation": {"ir", "verifiers", "evaluation", "paths"},
+    "evaluation": {"ir", "verifiers", "store", "evaluation", "paths"},
 }
 
 

@@ -51,6 +51,10 @@ def _user_errors() -> tuple[type[BaseException], ...]:
         errors.append(sys.modules["ortrex.export.errors"].ExportError)
     if "ortrex.engine.seeds" in sys.modules:
         errors.append(sys.modules["ortrex.engine.seeds"].SeedFileError)
+    if "ortrex.evaluation.benchmarks" in sys.modules:
+        errors.append(sys.modules["ortrex.evaluation.benchmarks"].BenchmarkError)
+    if "ortrex.evaluation.client" in sys.modules:
+        errors.append(sys.modules["ortrex.evaluation.client"].EndpointError)
     return tuple(errors)
 
 
@@ -89,7 +93,13 @@ def _root(
 
 
 # Registration order is the order of `ortrex --help`.
-from ortrex.cli import corpus_cmds, export_cmds, model_cmds, store_cmds  # noqa: E402, F401
+from ortrex.cli import (  # noqa: E402, F401
+    corpus_cmds,
+    eval_cmds,
+    export_cmds,
+    model_cmds,
+    store_cmds,
+)
 
 
 def main(argv: list[str] | None = None) -> int:

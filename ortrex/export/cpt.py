@@ -153,8 +153,11 @@ def _write(w: Any, kr: KeyResult) -> int:
     return written
 
 
+# Held-out documents (``ortrex eval heldout``: lineage edges with relation held_out) never
+# reach an export.
+NOT_HELD_OUT = "id NOT IN (SELECT parent_id FROM lineage WHERE relation = 'held_out')"
 CPT_SQL = ("SELECT id, text FROM documents WHERE status = 'accepted' AND kind = 'cpt' "
-           "AND ({where}) ORDER BY created_at, id")
+           f"AND {NOT_HELD_OUT} AND ({{where}}) ORDER BY created_at, id")
 
 
 def run_cpt(prefix: str | Path, *, inputs: list[Path] | None = None, db: str | None = None,

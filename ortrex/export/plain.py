@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from ortrex.export.cpt import NOT_HELD_OUT
 from ortrex.export.errors import ExportError
 from ortrex.export.manifest import check_output
 
@@ -24,7 +25,8 @@ def export_plain(db: str | Path, output: str | Path, fmt: str, kinds: tuple[str,
     out = check_output(output)
     tmp = out.with_name(f".{out.name}.tmp-{os.getpid()}")
     sql = (f"SELECT {COLUMNS} FROM documents d LEFT JOIN instances i ON i.id = d.instance_id "
-           f"WHERE d.status = 'accepted' AND d.kind IN (SELECT unnest($kinds)) AND ({where}) "
+           "WHERE d.status = 'accepted' AND d.kind IN (SELECT unnest($kinds)) "
+           f"AND d.{NOT_HELD_OUT} AND ({where}) "
            "ORDER BY d.created_at, d.id")
     with Store(db, read_only=True) as store:
         try:

@@ -21,6 +21,7 @@ from typing import Any
 
 import numpy as np
 
+from ortrex.export.cpt import NOT_HELD_OUT
 from ortrex.export.errors import ExportError
 from ortrex.export.sources import Chunk, Item, parse_lines
 from ortrex.export.templates import (
@@ -159,7 +160,8 @@ def run_sft(prefix: str | Path, *, inputs: list[Path] | None = None, db: str | N
         chunks: Any = jsonl_chunks(inputs)
     elif db is not None:
         chunks = store_chunks(db, "SELECT id, messages FROM documents WHERE status = "
-                                  f"'accepted' AND kind = 'sft' AND ({where}) "
+                                  f"'accepted' AND kind = 'sft' AND {NOT_HELD_OUT} "
+                                  f"AND ({where}) "
                                   "ORDER BY created_at, id", [])
     else:
         raise ExportError("give --input FILE or --from-db")

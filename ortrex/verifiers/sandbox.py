@@ -35,6 +35,7 @@ from ortrex.verifiers import isolation
 from ortrex.verifiers.isolation import Limits
 
 CAPTURE_FILE = "__captured_model__.mps"
+STATE_FILE = "__captured_state__.json"  # the captured model's solve status and objective
 # What the warm server imports before forking. Every fork copies the server's page tables, so
 # this is kept to what generated programs use (pandas and scipy would double the fork cost);
 # a program importing anything else pays for that import itself.
@@ -55,11 +56,16 @@ class RunResult:
     captured: bytes | None = None  # MPS text of the model the program built
     truncated: bool = False
     isolation: dict[str, str] = field(default_factory=dict)
+    # The captured model's state: solver, status ("optimal", "infeasible", "not_solved", ...)
+    # and objective when optimal, as the program left it.
+    state: dict[str, Any] | None = None
+    files: dict[str, bytes] = field(default_factory=dict)  # the job's ``collect`` outputs
 
     def to_dict(self) -> dict[str, Any]:
-        """JSON-friendly (the captured model as its size)."""
+        """JSON-friendly (the captured model and collected files as their sizes)."""
         d = asdict(self)
         d["captured"] = None if self.captured is None else len(self.captured)
+        d["files"] = {k: len(v) for k, v in self.files.items()}
         return d
 
 
@@ -71,6 +77,7 @@ class Job:
     files: dict[str, str | bytes] = field(default_factory=dict)
     limits: Limits = field(default_factory=Limits)
     capture: bool = True
+    collect: tuple[str, ...] = ()  # files the program writes that come back (e.g. model.lp)
 
     def __post_init__(self) -> None:
         for name in self.files:
@@ -80,18 +87,40 @@ class Job:
 
 
 # ---------------------------------------------------------------- inside the sandbox
+_GRB_STATUS = {1: "not_solved", 2: "optimal", 3: "infeasible", 4: "infeasible_or_unbounded",
+               5: "unbounded", 9: "time_limit", 13: "suboptimal"}
+
+
+def _write_state(state: dict[str, Any]) -> None:
+    import json
+
+    with open(STATE_FILE, "w") as f:
+        json.dump(state, f)
+
+
 def _capture(g: dict[str, Any]) -> None:
-    """Write the model the program built (gurobipy or highspy) as MPS in the working dir."""
-    found = [g.get("model"), g.get("h"), *g.values()]
+    """Write the model the program built (gurobipy or highspy) as MPS in the working dir, and
+    its solve state (status, objective) beside it."""
+    found = [g.get("model"), g.get("m"), g.get("h"), *g.values()]
     for obj in found:
         mod = type(obj).__module__.split(".")[0]
         try:
             if mod == "gurobipy" and type(obj).__name__ == "Model":
                 obj.update()
                 obj.write(CAPTURE_FILE)
+                status = _GRB_STATUS.get(int(obj.Status), f"gurobi_{int(obj.Status)}")
+                objective = float(obj.ObjVal) if status == "optimal" and obj.SolCount else None
+                _write_state({"solver": "gurobipy", "status": status, "objective": objective})
                 return
             if mod == "highspy" and type(obj).__name__ == "Highs":
                 obj.writeModel(CAPTURE_FILE)
+                name = obj.modelStatusToString(obj.getModelStatus()).lower()
+                status = {"optimal": "optimal", "infeasible": "infeasible",
+                          "unbounded": "unbounded", "not set": "not_solved",
+                          "empty": "not_solved"}.get(name, name.replace(" ", "_"))
+                objective = obj.getInfo().objective_function_value if status == "optimal" \
+                    else None
+                _write_state({"solver": "highspy", "status": status, "objective": objective})
                 return
         except Exception as exc:  # a model that cannot be written is reported, not fatal
             print(f"[sandbox] model capture failed: {exc}", file=sys.stderr)
@@ -221,28 +250,40 @@ def _collect(job: Job, workdir: str, status: int | None, timed_out: bool, second
     code = None if status is None else os.waitstatus_to_exitcode(status)
     out, t1 = _read_capped(os.path.join(workdir, "stdout.txt"), job.limits.output_bytes)
     err, t2 = _read_capped(os.path.join(workdir, "stderr.txt"), job.limits.output_bytes)
-    captured = None
+    captured, state = None, None
     cap_path = os.path.join(workdir, CAPTURE_FILE)
     if job.capture and os.path.exists(cap_path):
         with open(cap_path, "rb") as f:
             captured = f.read()
+        with contextlib.suppress(OSError, ValueError):
+            import json
+
+            with open(os.path.join(workdir, STATE_FILE)) as f:
+                state = json.load(f)
+    files = {}
+    for name in job.collect:
+        path = os.path.join(workdir, name)
+        # Only a regular file inside the work directory (a link could point anywhere).
+        if os.path.isfile(path) and not os.path.islink(path):
+            with open(path, "rb") as f:
+                files[name] = f.read()  # bounded by the file-size rlimit
     # A signal death through the namespace init arrives as 128 + signal.
     sig = -code if code is not None and code < 0 else (code - 128 if code and code > 128 else 0)
     if timed_out:
-        state = "timeout"
+        verdict = "timeout"
     elif sig == signal.SIGXCPU or (sig == signal.SIGKILL and cpu >= job.limits.cpu_s - 0.05):
         # A namespace's init ignores SIGXCPU: the hard limit's SIGKILL ends it instead.
-        state = "cpu_limit"
+        verdict = "cpu_limit"
     elif sig == signal.SIGXFSZ or "[Errno 27] File too large" in err:
-        state = "output_limit"
+        verdict = "output_limit"
     elif "MemoryError" in err:
-        state = "memory_limit"
+        verdict = "memory_limit"
     elif sig:
-        state = "killed"
+        verdict = "killed"
     else:
-        state = "ok" if code == 0 else "error"
+        verdict = "ok" if code == 0 else "error"
     shutil.rmtree(workdir, ignore_errors=True)
-    return RunResult(state, code, out, err, seconds, captured, t1 or t2, iso)
+    return RunResult(verdict, code, out, err, seconds, captured, t1 or t2, iso, state, files)
 
 
 def run_forked(job: Job, root: str | None = None) -> RunResult:

@@ -1,0 +1,143 @@
+"""Completions from any OpenAI-compatible endpoint (vLLM, SGLang, MindIE, hosted APIs), with a
+disk cache keyed on the full request.
+
+The ``openai`` package does the HTTP: its client retries 429, 5xx, connection errors and
+timeouts with exponential backoff (honouring ``Retry-After``). Every completion is written to
+the cache (temp-then-rename) before it is scored, so a crashed run re-asks nothing it already
+has.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import json
+import os
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+
+class EndpointError(Exception):
+    """The endpoint cannot be used (unreachable, or it does not serve the model)."""
+
+
+@dataclass(frozen=True)
+class Sampling:
+    """How completions are drawn."""
+
+    model: str
+    temperature: float = 0.0
+    top_p: float = 1.0
+    max_tokens: int = 8192
+    seed: int = 42
+    k: int = 1
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-friendly."""
+        return asdict(self)
+
+
+@dataclass
+class Completion:
+    """One completion (or why there is none)."""
+
+    text: str | None
+    error: str | None = None
+    cached: bool = False
+    seconds: float = 0.0
+    usage: dict[str, int] | None = None
+
+
+class Client:
+    """An async client for one endpoint and model, with a disk cache."""
+
+    def __init__(self, base_url: str, sampling: Sampling, cache_dir: Path | None,
+                 api_key: str | None = None, timeout: float = 600.0, retries: int = 4,
+                 concurrency: int = 16) -> None:
+        from openai import AsyncOpenAI
+
+        self.base_url = base_url.rstrip("/")
+        self.sampling = sampling
+        self.cache_dir = cache_dir
+        self.api = AsyncOpenAI(base_url=self.base_url,
+                               api_key=api_key or os.environ.get("OPENAI_API_KEY") or "none",
+                               timeout=timeout, max_retries=retries)
+        self.limit = asyncio.Semaphore(concurrency)
+
+    async def check(self) -> None:
+        """Fail early (``EndpointError``) when the endpoint is down or lacks the model."""
+        import openai
+
+        try:
+            page = await self.api.with_options(max_retries=1, timeout=15).models.list()
+        except openai.APIConnectionError as exc:
+            raise EndpointError(f"{self.base_url}: cannot reach the endpoint ({exc})") from None
+        except openai.NotFoundError:
+            return  # no model listing here: the first request will tell
+        except openai.APIStatusError as exc:
+            raise EndpointError(f"{self.base_url}: the endpoint answered HTTP "
+                                f"{exc.status_code} to GET /models") from None
+        served = [m.id for m in page.data]
+        if served and self.sampling.model not in served:
+            raise EndpointError(f"{self.base_url}: model {self.sampling.model!r} is not served "
+                                f"(served: {', '.join(served[:10])})")
+
+    def request(self, messages: list[dict[str, str]], sample: int) -> dict[str, Any]:
+        """The full request of one sample (what the cache is keyed on)."""
+        s = self.sampling
+        return {"base_url": self.base_url, "model": s.model, "messages": messages,
+                "temperature": s.temperature, "top_p": s.top_p, "max_tokens": s.max_tokens,
+                "seed": s.seed + sample}
+
+    def _cache_path(self, req: dict[str, Any]) -> Path | None:
+        if self.cache_dir is None:
+            return None
+        key = hashlib.sha256(json.dumps(req, sort_keys=True).encode()).hexdigest()
+        return self.cache_dir / key[:2] / f"{key}.json"
+
+    async def complete(self, messages: list[dict[str, str]], sample: int) -> Completion:
+        """The completion of one sample: from the cache, else from the endpoint."""
+        import time
+
+        import openai
+
+        req = self.request(messages, sample)
+        path = self._cache_path(req)
+        if path is not None and path.is_file():
+            try:
+                got = json.loads(path.read_text())
+                return Completion(got["text"], cached=True, usage=got.get("usage"))
+            except (OSError, ValueError, KeyError):
+                pass  # a damaged entry is asked again
+        t0 = time.perf_counter()
+        async with self.limit:
+            try:
+                resp = await self.api.chat.completions.create(
+                    model=req["model"], messages=messages,  # type: ignore[arg-type]
+                    temperature=req["temperature"], top_p=req["top_p"],
+                    max_tokens=req["max_tokens"], seed=req["seed"])
+            except openai.APITimeoutError:
+                return Completion(None, "timeout", seconds=time.perf_counter() - t0)
+            except openai.APIStatusError as exc:
+                return Completion(None, f"HTTP {exc.status_code}",
+                                  seconds=time.perf_counter() - t0)
+            except openai.APIConnectionError as exc:
+                return Completion(None, f"connection: {exc}", seconds=time.perf_counter() - t0)
+        msg = resp.choices[0].message if resp.choices else None
+        text = (msg.content or "") if msg is not None else ""
+        reasoning = getattr(msg, "reasoning_content", None) if msg is not None else None
+        if reasoning:
+            text = f"<think>\n{reasoning}\n</think>\n{text}"
+        usage = resp.usage.model_dump() if resp.usage else None
+        usage = {k: v for k, v in (usage or {}).items() if isinstance(v, int)} or None
+        if path is not None:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            tmp = path.with_suffix(f".tmp-{os.getpid()}")
+            tmp.write_text(json.dumps({"request": req, "text": text, "usage": usage}))
+            os.replace(tmp, path)
+        return Completion(text, seconds=time.perf_counter() - t0, usage=usage)
+
+    async def close(self) -> None:
+        """Close the HTTP connections."""
+        await self.api.close()

@@ -1,0 +1,316 @@
+"""An evaluation run: completions from the endpoint, scored in warm sandboxes, one JSONL line
+per (item, sample), resumable.
+
+Completions are requested concurrently (asyncio, the client's semaphore); each is scored in a
+thread that owns a warm sandbox (``workers`` of them), so waiting for the model and running
+programs overlap. A line is appended to ``<benchmark>.jsonl`` as soon as its sample is scored;
+a rerun with the same settings and output skips every (item, sample) already there and takes
+completions it already has from the cache, so a killed run loses nothing and scores nothing
+twice.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import json
+import os
+import threading
+import time
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ortrex.evaluation.benchmarks import Benchmark, BenchmarkError, Item, load
+from ortrex.evaluation.client import Client, Completion, Sampling
+from ortrex.evaluation.prompts import Pool, messages, template_hash
+from ortrex.evaluation.scoring import (
+    RULES,
+    Verdict,
+    extract_program,
+    make_job,
+    score_run,
+    syntax_error,
+)
+from ortrex.verifiers.isolation import Limits
+
+
+@dataclass
+class EvalSpec:
+    """Everything that defines a run (all but ``workers``, ``limit`` and ``output`` go into
+    its settings hash)."""
+
+    benchmarks: list[str]
+    base_url: str
+    sampling: Sampling
+    output: Path | None = None
+    limit: int | None = None
+    workers: int = 2
+    data_dir: str | None = None
+    rule: str = "default"
+    shots: int = 0
+    pool: Path | None = None
+    exec_timeout: float = 120.0
+    request_timeout: float = 600.0
+    concurrency: int = 16
+    api_key: str | None = None
+    db: str | None = None  # the store (ortrex-heldout)
+    retries: int = 4  # per request, on 429 / 5xx / timeouts / connection errors
+
+    def settings(self) -> dict[str, Any]:
+        """What makes two runs comparable and a resume valid."""
+        return {"base_url": self.base_url.rstrip("/"), "sampling": self.sampling.to_dict(),
+                "rule": self.rule, "shots": self.shots,
+                "pool": str(self.pool) if self.pool else None,
+                "exec_timeout": self.exec_timeout, "templates": template_hash()}
+
+    def settings_hash(self) -> str:
+        """Short content hash of :meth:`settings`."""
+        return hashlib.sha256(json.dumps(self.settings(), sort_keys=True).encode()
+                              ).hexdigest()[:10]
+
+
+@dataclass
+class Timing:
+    """Where the run's time went."""
+
+    waiting_s: float = 0.0  # summed over requests: waiting for completions
+    exec_s: float = 0.0  # summed over samples: sandboxed execution and checks
+    wall_s: float = 0.0
+    requests: int = 0
+    cached: int = 0
+
+
+@dataclass
+class BenchRun:
+    """One benchmark of a run: its loaded items and results file."""
+
+    bench: Benchmark
+    items: list[Item]
+    path: Path
+    done: set[tuple[str, int]] = field(default_factory=set)
+
+
+def default_output(spec: EvalSpec) -> Path:
+    """``eval-runs/<model>-<settings hash>``: the same settings resume the same folder."""
+    safe = "".join(c if c.isalnum() or c in "-_." else "_" for c in spec.sampling.model)
+    return Path("eval-runs") / f"{safe}-{spec.settings_hash()}"
+
+
+def load_benchmarks(spec: EvalSpec) -> list[Benchmark]:
+    """The benchmarks of a run, loaded (errors before any work)."""
+    out = []
+    for name in spec.benchmarks:
+        if name == "ortrex-heldout":
+            from ortrex.evaluation.heldout import load_heldout
+
+            if spec.db is None:
+                raise BenchmarkError("ortrex-heldout needs a store (--db)")
+            out.append(load_heldout(spec.db))
+        else:
+            out.append(load(name, spec.data_dir))
+    return out
+
+
+def read_results(path: Path) -> list[dict[str, Any]]:
+    """The result lines of a benchmark (a torn last line from a killed run is dropped and cut
+    off the file, so appending continues cleanly)."""
+    if not path.is_file():
+        return []
+    data = path.read_bytes()
+    good_end = data.rfind(b"\n") + 1
+    if good_end < len(data):
+        with open(path, "r+b") as f:
+            f.truncate(good_end)
+    rows = []
+    for line in data[:good_end].splitlines():
+        if line.strip():
+            try:
+                rows.append(json.loads(line))
+            except ValueError:
+                continue
+    # One line per (item, sample): the first wins should a line ever repeat.
+    seen: set[tuple[str, int]] = set()
+    out = []
+    for r in rows:
+        key = (r["id"], int(r["sample"]))
+        if key not in seen:
+            seen.add(key)
+            out.append(r)
+    return out
+
+
+class _Sandboxes:
+    """One warm sandbox per scoring thread."""
+
+    def __init__(self) -> None:
+        self.local = threading.local()
+        self.all: list[Any] = []
+        self.lock = threading.Lock()
+
+    def get(self) -> Any:
+        sb = getattr(self.local, "sb", None)
+        if sb is None:
+            from ortrex.verifiers.sandbox import Sandbox
+
+            sb = Sandbox()
+            self.local.sb = sb
+            with self.lock:
+                self.all.append(sb)
+        return sb
+
+    def close(self) -> None:
+        for sb in self.all:
+            sb.close()
+
+
+def score_completion(item: Item, comp: Completion, sandboxes: _Sandboxes, limits: Limits,
+                     rule: str) -> Verdict:
+    """The verdict of one completion (extraction, syntax, sandbox run, comparison)."""
+    if comp.text is None:
+        return Verdict(False, "api_error", comp.error or "no completion")
+    program = extract_program(comp.text)
+    if program is None:
+        return Verdict(False, "no_code", "no fenced Python block in the completion")
+    err = syntax_error(program)
+    if err:
+        return Verdict(False, "syntax", err, program=program)
+    r = sandboxes.get().run(make_job(item, program, limits))
+    v = score_run(item, program, r, rule)
+    if item.unscoreable and v.passed:
+        v.passed, v.failure, v.detail = False, "unscoreable", item.unscoreable
+    return v
+
+
+async def _run_bench(br: BenchRun, client: Client, spec: EvalSpec, pool: Pool | None,
+                     executor: ThreadPoolExecutor, sandboxes: _Sandboxes, timing: Timing,
+                     progress: Callable[[str, int, int], None] | None) -> None:
+    limits = Limits(wall_s=spec.exec_timeout, cpu_s=int(spec.exec_timeout) + 1)
+    loop = asyncio.get_running_loop()
+    k = spec.sampling.k
+    todo = [(it, s) for it in br.items for s in range(k) if (it.id, s) not in br.done]
+    total = len(br.items) * k
+    finished = total - len(todo)
+    if progress:
+        progress(br.bench.name, finished, total)
+    out = open(br.path, "a", encoding="utf-8")  # noqa: SIM115 - closed in finally
+
+    async def one(item: Item, sample: int) -> None:
+        nonlocal finished
+        shots = pool.select(item, spec.shots) if pool and spec.shots else []
+        msgs = messages(item, shots)
+        comp = await client.complete(msgs, sample)
+        timing.requests += 1
+        timing.cached += comp.cached
+        timing.waiting_s += comp.seconds
+        t0 = time.perf_counter()
+        v = await loop.run_in_executor(executor, score_completion, item, comp, sandboxes,
+                                       limits, spec.rule)
+        timing.exec_s += time.perf_counter() - t0
+        row = {"benchmark": br.bench.name, "id": item.id, "sample": sample,
+               "passed": v.passed, "failure": v.failure, "detail": v.detail,
+               "objective": v.objective, "objective_source": v.objective_source,
+               "answer": item.answer, "equivalence": v.equivalence, "rules": v.rules,
+               "exec_s": round(v.exec_s, 4), "shots": [s.id for s in shots],
+               "prompt": msgs[-1]["content"], "completion": comp.text, "program": v.program,
+               "usage": comp.usage}
+        out.write(json.dumps(row) + "\n")
+        out.flush()  # a killed run keeps every line written so far
+        finished += 1
+        if progress:
+            progress(br.bench.name, finished, total)
+
+    try:
+        await asyncio.gather(*(one(it, s) for it, s in todo))
+    finally:
+        out.close()
+
+
+def prepare(spec: EvalSpec) -> tuple[Path, list[BenchRun]]:
+    """Load the benchmarks, check (or create) the output folder; errors before any work."""
+    if spec.rule not in RULES:
+        raise BenchmarkError(f"unknown tolerance rule {spec.rule!r}; expected one of "
+                             f"{', '.join(RULES)}")
+    if spec.shots and spec.pool is None:
+        raise BenchmarkError("--shots needs --pool (a JSONL of question/answer examples)")
+    benches = load_benchmarks(spec)
+    out = spec.output or default_output(spec)
+    manifest = out / "manifest.json"
+    if manifest.is_file():
+        old = json.loads(manifest.read_text()).get("settings")
+        if old != spec.settings():
+            raise BenchmarkError(f"{out}: holds a run with other settings; give another "
+                                 "--output")
+    runs = []
+    for b in benches:
+        items = b.items[:spec.limit] if spec.limit else b.items
+        br = BenchRun(b, items, out / f"{b.name}.jsonl")
+        br.done = {(r["id"], int(r["sample"])) for r in read_results(br.path)}
+        runs.append(br)
+    return out, runs
+
+
+def write_manifest(out: Path, spec: EvalSpec, runs: list[BenchRun], timing: Timing) -> None:
+    """``manifest.json``: benchmark hashes, tolerance rule, sampling, solver versions, counts."""
+    import gurobipy
+
+    from ortrex import __version__
+    from ortrex.ir.formats.text import write_atomic
+    from ortrex.verifiers.solvers import _highs_version
+
+    data = {
+        "ortrex_version": __version__, "settings": spec.settings(),
+        "tolerance_rule": {"name": spec.rule, "rule": RULES[spec.rule][0],
+                           "also_reported": {k: v[0] for k, v in RULES.items()}},
+        "pass_at_k": "pass@k: any of k samples passes; mean@k: mean pass rate over samples; "
+                     "pass@1: sample 0",
+        "solvers": {"gurobipy": ".".join(map(str, gurobipy.gurobi.version())),
+                    "highspy": _highs_version()},
+        "benchmarks": {br.bench.name: {"sha256": br.bench.sha256, "source": br.bench.source,
+                                       "items": len(br.bench.items),
+                                       "evaluated": len(br.items),
+                                       "unscoreable": sum(1 for i in br.items
+                                                          if i.unscoreable)}
+                       for br in runs},
+        "timing": asdict(timing),
+    }
+    write_atomic(out / "manifest.json", (json.dumps(data, indent=2) + "\n").encode())
+
+
+async def _main(spec: EvalSpec, out: Path, runs: list[BenchRun], timing: Timing,
+                progress: Callable[[str, int, int], None] | None) -> None:
+    client = Client(spec.base_url, spec.sampling, out / "cache", spec.api_key,
+                    spec.request_timeout, spec.retries, spec.concurrency)
+    try:
+        pool = Pool(spec.pool) if spec.pool and spec.shots else None
+        await client.check()
+        out.mkdir(parents=True, exist_ok=True)  # only once the endpoint answers
+        write_manifest(out, spec, runs, timing)  # settings first: a resume checks them
+        sandboxes = _Sandboxes()
+        executor = ThreadPoolExecutor(max(1, spec.workers), thread_name_prefix="score")
+        try:
+            for br in runs:
+                await _run_bench(br, client, spec, pool, executor, sandboxes, timing, progress)
+        finally:
+            executor.shutdown(wait=True)
+            sandboxes.close()
+    finally:
+        await client.close()
+
+
+def run_eval(spec: EvalSpec, progress: Callable[[str, int, int], None] | None = None
+             ) -> tuple[Path, dict[str, Any]]:
+    """Run (or resume) an evaluation; the output folder and its summary."""
+    from ortrex.evaluation.report import write_summary
+
+    os.environ.setdefault("OMP_NUM_THREADS", "1")
+    out, runs = prepare(spec)
+    timing = Timing()
+    t0 = time.perf_counter()
+    asyncio.run(_main(spec, out, runs, timing, progress))
+    timing.wall_s = time.perf_counter() - t0
+    write_manifest(out, spec, runs, timing)
+    summary = write_summary(out, spec, runs)
+    return out, summary

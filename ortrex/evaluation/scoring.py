@@ -1,0 +1,221 @@
+"""Scoring one completion: extract the program, run it in the sandbox, read its objective or
+its LP, compare, and name the failure.
+
+The objective comes from the model the program built (captured inside the sandbox with its
+solve state): its optimum when the program solved it; when it built the model without
+optimizing it (the bench4opt reference programs write an LP and stop; the B4O-Feasible contract
+only asks for a ``model`` object) the captured model is optimized here; only when no model was
+captured is the ``OPTIMAL_OBJECTIVE:`` contract line read. Failure classes: ``no_code``,
+``syntax``, ``runtime:<Exception>``, ``gurobi_api``, ``timeout``, ``no_objective``,
+``infeasible``, ``wrong_objective``, ``no_lp``, ``not_equivalent``, ``undecided``, plus
+``api_error`` (no completion) and ``unscoreable`` (no usable ground truth).
+"""
+
+from __future__ import annotations
+
+import math
+import re
+import tempfile
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ortrex.evaluation.benchmarks import Item
+from ortrex.verifiers.isolation import Limits
+from ortrex.verifiers.sandbox import Job, RunResult
+
+_FENCE = re.compile(r"```[ \t]*(python3?|py)?[ \t]*\n(.*?)```", re.S | re.I)
+_CONTRACT = re.compile(r"OPTIMAL_OBJECTIVE:\s*([-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?|nan|"
+                       r"inf|-inf)", re.I)
+_EXC = re.compile(r"^([A-Za-z_][\w.]*(?:Error|Exception|Exit|Interrupt|Warning)|GurobiError)"
+                  r"\b:?\s?(.*)$")
+
+
+def _default(a: float, b: float) -> bool:
+    return abs(a - b) <= max(1e-6 * abs(b), 1e-6)
+
+
+def _abs(a: float, b: float) -> bool:
+    return abs(a - b) <= 1e-6
+
+
+def _round5(a: float, b: float) -> bool:
+    ra, rb = round(a), round(b)
+    return ra == rb or abs(ra - rb) <= 0.05 * abs(rb)
+
+
+def _sirl(a: float, b: float) -> bool:
+    return abs(a - b) / (abs(b) + 1) < 1e-6
+
+
+# The declared rule first; the others are reported beside it, as other papers score.
+RULES = {
+    "default": ("|a - b| <= max(1e-6 |b|, 1e-6)", _default),
+    "abs_1e-6": ("|a - b| <= 1e-6 (T-Rex)", _abs),
+    "round_5pct": ("both rounded to integers, 5% relative (ORLM, OptMATH)", _round5),
+    "sirl": ("|a - b| / (|b| + 1) < 1e-6 (SIRL)", _sirl),
+}
+
+
+@dataclass
+class Verdict:
+    """The outcome of one completion."""
+
+    passed: bool
+    failure: str | None = None  # the failure class (None when passed)
+    detail: str = ""
+    objective: float | None = None
+    objective_source: str | None = None  # model | resolved | contract
+    equivalence: str | None = None  # ORGEval: equivalent | not_equivalent | undecided
+    rules: dict[str, bool] = field(default_factory=dict)  # every tolerance rule's outcome
+    exec_s: float = 0.0
+    program: str | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-friendly."""
+        return asdict(self)
+
+
+def extract_program(completion: str) -> str | None:
+    """The last fenced Python block after any reasoning (an untagged block that looks like
+    Python when no tagged one exists)."""
+    text = completion.rsplit("</think>", 1)[-1]
+    blocks = _FENCE.findall(text)
+    if not blocks:
+        return None
+    tagged = [b for tag, b in blocks if tag]
+    if tagged:
+        return tagged[-1].strip("\n") + "\n"
+    code = [b for _, b in blocks if re.search(r"^\s*(import|from)\s", b, re.M)]
+    return code[-1].strip("\n") + "\n" if code else None
+
+
+def classify_error(stderr: str) -> tuple[str, str]:
+    """(failure class, the exception line) of a program that raised."""
+    lines = [ln for ln in stderr.strip().splitlines() if ln.strip()]
+    for ln in reversed(lines):
+        m = _EXC.match(ln.strip())
+        if m:
+            name = m.group(1).rsplit(".", 1)[-1]
+            if name == "GurobiError" or "gurobipy" in ln or "GRB" in m.group(2):
+                return "gurobi_api", ln.strip()[:300]
+            return f"runtime:{name}", ln.strip()[:300]
+    return "runtime:unknown", (lines[-1].strip()[:300] if lines else "no output")
+
+
+def _compare(v: Verdict, answer: float, rule: str) -> Verdict:
+    assert v.objective is not None
+    v.rules = {name: bool(fn(v.objective, answer)) for name, (_, fn) in RULES.items()}
+    v.passed = v.rules[rule]
+    if not v.passed:
+        v.failure, v.detail = "wrong_objective", f"objective {v.objective!r}, expected {answer!r}"
+    return v
+
+
+def _resolve(mps: bytes) -> tuple[str, float | None, str]:
+    """Optimize a captured model here: (status, objective, solver)."""
+    from ortrex.ir.formats import read_model
+    from ortrex.verifiers.solvers import SolveStatus, solve
+
+    with tempfile.TemporaryDirectory(prefix="ortrex-eval-") as d:
+        path = Path(d) / "captured.mps"
+        path.write_bytes(mps)
+        model = read_model(path, "mps")
+    res = solve(model, "gurobi", time_limit=60, threads=1)
+    if res.status in (SolveStatus.SKIPPED_LICENSE, SolveStatus.ERROR, SolveStatus.UNSUPPORTED):
+        res = solve(model, "highs", time_limit=60, threads=1)
+    return res.status.value, res.objective, res.solver
+
+
+def _objective(r: RunResult, v: Verdict) -> Verdict:
+    """Where the objective comes from (see the module docstring)."""
+    state = r.state or {}
+    status = state.get("status")
+    if r.captured is not None and status == "optimal" and state.get("objective") is not None:
+        v.objective, v.objective_source = float(state["objective"]), "model"
+        return v
+    if r.captured is not None and status in (None, "not_solved"):
+        try:
+            st, obj, solver = _resolve(r.captured)
+        except Exception as exc:  # a captured file we cannot read back is the program's fault
+            v.failure, v.detail = "no_objective", f"captured model unreadable: {exc}"[:300]
+            return v
+        if st == "optimal" and obj is not None:
+            v.objective, v.objective_source = obj, f"resolved:{solver}"
+            return v
+        status = st
+    if status in ("infeasible", "unbounded", "infeasible_or_unbounded"):
+        v.failure, v.detail = "infeasible", f"the model is {status}"
+        return v
+    if status in ("time_limit", "suboptimal"):
+        v.failure, v.detail = "timeout", f"the solver stopped: {status}"
+        return v
+    m = _CONTRACT.findall(r.stdout)
+    if m:
+        val = float(m[-1])
+        if math.isfinite(val):
+            v.objective, v.objective_source = val, "contract"
+            return v
+    v.failure = "no_objective"
+    v.detail = f"solver status {status}" if status else "no model built and no OPTIMAL_OBJECTIVE"
+    return v
+
+
+def make_job(item: Item, program: str, limits: Limits) -> Job:
+    """The sandbox job of a program for an item (its data files; ``model.lp`` collected for
+    ORGEval)."""
+    return Job(program, dict(item.files), limits, capture=item.kind == "objective",
+               collect=("model.lp",) if item.kind == "lp" else ())
+
+
+def score_run(item: Item, program: str, r: RunResult, rule: str = "default",
+              equivalence_timeout: float = 10.0) -> Verdict:
+    """The verdict of a program's sandbox run."""
+    v = Verdict(False, program=program, exec_s=r.seconds)
+    if r.status == "timeout" or r.status == "cpu_limit":
+        v.failure, v.detail = "timeout", f"{r.status} after {r.seconds:.1f} s"
+        return v
+    if r.status != "ok":
+        v.failure, v.detail = classify_error(r.stderr)
+        if r.status not in ("error",):
+            v.failure, v.detail = f"runtime:{r.status}", r.stderr.strip()[-300:]
+        return v
+    if item.kind == "lp":
+        return _score_lp(item, r, v, equivalence_timeout)
+    v = _objective(r, v)
+    if v.failure is not None or item.answer is None:
+        return v
+    return _compare(v, item.answer, rule)
+
+
+def _score_lp(item: Item, r: RunResult, v: Verdict, timeout: float) -> Verdict:
+    from ortrex.ir.formats import loads
+    from ortrex.verifiers.equivalence import check_equivalence
+
+    lp = r.files.get("model.lp")
+    if not lp:
+        v.failure, v.detail = "no_lp", "the program wrote no model.lp"
+        return v
+    try:
+        written = loads(lp.decode("utf-8", "replace"), "lp", "model.lp")
+    except Exception as exc:
+        v.failure, v.detail = "no_lp", f"model.lp unreadable: {exc}"[:300]
+        return v
+    assert item.reference_lp is not None
+    res = check_equivalence(written, item.reference_lp, time_limit=timeout)
+    v.equivalence = res.verdict
+    v.passed = res.verdict == "equivalent"
+    if not v.passed:
+        v.failure, v.detail = res.verdict, res.reason[:300]
+    return v
+
+
+def syntax_error(program: str) -> str | None:
+    """The syntax error of a program, or None."""
+    try:
+        compile(program, "main.py", "exec")
+    except SyntaxError as exc:
+        return f"line {exc.lineno}: {exc.msg}"
+    except ValueError as exc:  # null bytes
+        return str(exc)
+    return None
