@@ -110,8 +110,8 @@ class Client:
                 return Completion(got["text"], cached=True, usage=got.get("usage"))
             except (OSError, ValueError, KeyError):
                 pass  # a damaged entry is asked again
-        t0 = time.perf_counter()
         async with self.limit:
+            t0 = time.perf_counter()  # the request's own time, not its wait for a slot
             try:
                 resp = await self.api.chat.completions.create(
                     model=req["model"], messages=messages,  # type: ignore[arg-type]

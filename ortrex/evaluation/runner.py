@@ -77,7 +77,7 @@ class Timing:
     """Where the run's time went."""
 
     waiting_s: float = 0.0  # summed over requests: waiting for completions
-    exec_s: float = 0.0  # summed over samples: sandboxed execution and checks
+    exec_s: float = 0.0  # summed over samples: sandboxed run, objective and equivalence checks
     wall_s: float = 0.0
     requests: int = 0
     cached: int = 0
@@ -184,6 +184,14 @@ def score_completion(item: Item, comp: Completion, sandboxes: _Sandboxes, limits
     return v
 
 
+def _timed_score(item: Item, comp: Completion, sandboxes: _Sandboxes, limits: Limits,
+                 rule: str) -> tuple[Verdict, float]:
+    """:func:`score_completion` and its seconds in the scoring thread (queueing excluded)."""
+    t0 = time.perf_counter()
+    v = score_completion(item, comp, sandboxes, limits, rule)
+    return v, time.perf_counter() - t0
+
+
 async def _run_bench(br: BenchRun, client: Client, spec: EvalSpec, pool: Pool | None,
                      executor: ThreadPoolExecutor, sandboxes: _Sandboxes, timing: Timing,
                      progress: Callable[[str, int, int], None] | None) -> None:
@@ -205,10 +213,9 @@ async def _run_bench(br: BenchRun, client: Client, spec: EvalSpec, pool: Pool | 
         timing.requests += 1
         timing.cached += comp.cached
         timing.waiting_s += comp.seconds
-        t0 = time.perf_counter()
-        v = await loop.run_in_executor(executor, score_completion, item, comp, sandboxes,
-                                       limits, spec.rule)
-        timing.exec_s += time.perf_counter() - t0
+        v, secs = await loop.run_in_executor(executor, _timed_score, item, comp, sandboxes,
+                                             limits, spec.rule)
+        timing.exec_s += secs
         row = {"benchmark": br.bench.name, "id": item.id, "sample": sample,
                "passed": v.passed, "failure": v.failure, "detail": v.detail,
                "objective": v.objective, "objective_source": v.objective_source,
