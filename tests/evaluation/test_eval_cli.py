@@ -135,6 +135,19 @@ def test_killed_run_resumes_without_losing_or_repeating(tmp_path: Path) -> None:
     assert sum(state.attempts.values()) <= 60 + (asked_before - len(before))
     summary = json.loads((out / "summary.json").read_text())["benchmarks"]["nl4opt"]
     assert summary["pass@1"] == summary["pass@2"] == summary["mean@2"] == 1.0
+    # A second model, one-shot from a pool holding the items' own questions, and the diff.
+    pool = tmp_path / "pool.jsonl"
+    pool.write_text("".join(json.dumps({"id": it.id, "question": it.question, "answer": "A"})
+                            + "\n" for it in bench.items[:5]))
+    with Server(State({})) as srv:
+        r = _eval(srv.url, "broken-syntax", tmp_path / "b", "--benchmarks", "nl4opt", "--limit",
+                  "30", "--shots", "1", "--pool", str(pool))
+    assert r.returncode == 0, r.stderr
+    rows = read_results(tmp_path / "b" / "nl4opt.jsonl")
+    assert all(len(x["shots"]) == 1 and x["id"] not in x["shots"] for x in rows)
+    r = run_cli("eval", "compare", str(out), str(tmp_path / "b"), "--show", "3")
+    assert r.returncode == 0 and "-100.00" in r.stdout, r.stdout
+    assert "nl4opt broken: nl4opt_0, nl4opt_1, nl4opt_10 (+27 more)" in r.stdout
 
 
 def test_bad_input_stops_before_any_work(tmp_path: Path) -> None:
