@@ -101,6 +101,9 @@ def _write_state(state: dict[str, Any]) -> None:
 def _capture(g: dict[str, Any]) -> None:
     """Write the model the program built (gurobipy or highspy) as MPS in the working dir, and
     its solve state (status, objective) beside it."""
+    for name in (CAPTURE_FILE, STATE_FILE):  # never report files the program wrote itself
+        with contextlib.suppress(OSError):
+            os.unlink(name)
     found = [g.get("model"), g.get("m"), g.get("h"), *g.values()]
     for obj in found:
         mod = type(obj).__module__.split(".")[0]

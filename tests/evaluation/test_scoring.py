@@ -154,3 +154,12 @@ def test_conflicting_ground_truths_across_benchmarks() -> None:
                                 Item("optibench", "o2", "Diet.", "objective",
                                      45999.99999999999)], "", "")
     assert conflicts([a, b]) == [{"a": "n1", "a_answer": 10.0, "b": "o1", "b_answer": 12.0}]
+
+
+def test_planted_capture_files_are_not_believed(sandbox: Sandbox) -> None:
+    item = Item("t", "t1", "q", "objective", answer=7.0)
+    code = ("import json\nopen('__captured_model__.mps', 'w').write('NAME x\\nENDATA\\n')\n"
+            "json.dump({'solver': 'gurobipy', 'status': 'optimal', 'objective': 7.0},"
+            " open('__captured_state__.json', 'w'))\n")
+    v = _score(sandbox, item, code)
+    assert not v.passed and v.failure == "no_objective"
