@@ -6,7 +6,8 @@ thread that owns a warm sandbox (``workers`` of them), so waiting for the model 
 programs overlap. A line is appended to ``<benchmark>.jsonl`` as soon as its sample is scored;
 a rerun with the same settings and output skips every (item, sample) already there and takes
 completions it already has from the cache, so a killed run loses nothing and scores nothing
-twice.
+twice. Samples that got no completion (``api_error``: the endpoint failed after its retries)
+are asked again by the rerun.
 """
 
 from __future__ import annotations
@@ -131,15 +132,15 @@ def read_results(path: Path) -> list[dict[str, Any]]:
                 rows.append(json.loads(line))
             except ValueError:
                 continue
-    # One line per (item, sample): the first wins should a line ever repeat.
-    seen: set[tuple[str, int]] = set()
-    out = []
+    # One line per (item, sample). An ``api_error`` line (no completion: the endpoint failed)
+    # is asked again by the next run, and the line that run writes replaces it.
+    best: dict[tuple[str, int], dict[str, Any]] = {}
     for r in rows:
         key = (r["id"], int(r["sample"]))
-        if key not in seen:
-            seen.add(key)
-            out.append(r)
-    return out
+        old = best.get(key)
+        if old is None or old.get("failure") == "api_error":
+            best[key] = r
+    return list(best.values())
 
 
 class _Sandboxes:
@@ -254,7 +255,8 @@ def prepare(spec: EvalSpec) -> tuple[Path, list[BenchRun]]:
     for b in benches:
         items = b.items[:spec.limit] if spec.limit else b.items
         br = BenchRun(b, items, out / f"{b.name}.jsonl")
-        br.done = {(r["id"], int(r["sample"])) for r in read_results(br.path)}
+        br.done = {(r["id"], int(r["sample"])) for r in read_results(br.path)
+                   if r.get("failure") != "api_error"}
         runs.append(br)
     return out, runs
 

@@ -103,6 +103,18 @@ def test_retries_on_429_and_client_timeouts(tmp_path: Path) -> None:
         rows = read_results(tmp_path / "slow" / "nl4opt.jsonl")
         assert [(x["failure"], x["detail"]) for x in rows] == [("api_error", "timeout")] * 2
         assert [state.attempts[k] for k in keys[:2]] == [2, 2]  # one try, one retry
+        # Without retries a 429 is an api_error; the rerun asks again and replaces the line.
+        state.attempts.clear()
+        state.flaky_failures = 1
+        for _ in range(2):
+            r = _eval(srv.url, "flaky", tmp_path / "again", "--benchmarks", "nl4opt", "--limit",
+                      "2", "--retries", "0")
+            assert r.returncode == 0, r.stderr
+        rows = read_results(tmp_path / "again" / "nl4opt.jsonl")
+        assert [x["passed"] for x in rows] == [True, True]
+        assert (tmp_path / "again" / "nl4opt.jsonl").read_text().count("HTTP 429") == 2
+        summary = json.loads((tmp_path / "again" / "summary.json").read_text())
+        assert summary["benchmarks"]["nl4opt"]["pass@1"] == 1.0
 
 
 def test_killed_run_resumes_without_losing_or_repeating(tmp_path: Path) -> None:
