@@ -296,6 +296,7 @@ async def _main(spec: EvalSpec, out: Path, runs: list[BenchRun], timing: Timing,
         pool = Pool(spec.pool) if spec.pool and spec.shots else None
         await client.check()
         out.mkdir(parents=True, exist_ok=True)  # only once the endpoint answers
+        lock = _lock(out)
         write_manifest(out, spec, runs, timing)  # settings first: a resume checks them
         sandboxes = _Sandboxes()
         executor = ThreadPoolExecutor(max(1, spec.workers), thread_name_prefix="score")
@@ -305,8 +306,22 @@ async def _main(spec: EvalSpec, out: Path, runs: list[BenchRun], timing: Timing,
         finally:
             executor.shutdown(wait=True)
             sandboxes.close()
+            lock.close()
     finally:
         await client.close()
+
+
+def _lock(out: Path) -> Any:
+    """An exclusive lock on the run folder: two runs appending to one file would interleave."""
+    import fcntl
+
+    f = open(out / ".lock", "w")  # noqa: SIM115 - held for the run, closed by the caller
+    try:
+        fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        f.close()
+        raise BenchmarkError(f"{out}: another run is writing to this folder") from None
+    return f
 
 
 def run_eval(spec: EvalSpec, progress: Callable[[str, int, int], None] | None = None

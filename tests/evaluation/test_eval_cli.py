@@ -178,6 +178,15 @@ def test_bad_input_stops_before_any_work(tmp_path: Path) -> None:
             assert r.returncode == 2, (args, r.stdout, r.stderr)
             assert needle in r.stderr and "Traceback" not in r.stderr, r.stderr
             assert not (tmp_path / "out").exists()
+        # A folder another run is writing to.
+        import fcntl
+
+        (tmp_path / "busy").mkdir()
+        with open(tmp_path / "busy" / ".lock", "w") as held:
+            fcntl.flock(held, fcntl.LOCK_EX)
+            r = _eval(srv.url, "oracle", tmp_path / "busy", "--benchmarks", "nl4opt",
+                      "--limit", "1")
+        assert r.returncode == 2 and "another run is writing" in r.stderr, r.stderr
 
 
 def test_heldout_split_is_scored_and_never_exported(tmp_path: Path) -> None:
