@@ -169,7 +169,7 @@ def run_cpt(prefix: str | Path, *, inputs: list[Path] | None = None, db: str | N
     import time
 
     from ortrex.export.indexed import commit_all, writers
-    from ortrex.export.manifest import ExportReport, check_output, record, write_manifest
+    from ortrex.export.manifest import ExportReport, check_output, finish
     from ortrex.export.sources import jsonl_chunks, store_chunks
     from ortrex.export.stream import OrderedMap
     from ortrex.export.tokenizers import load_tokenizer
@@ -210,10 +210,6 @@ def run_cpt(prefix: str | Path, *, inputs: list[Path] | None = None, db: str | N
     rep.counts["bad lines skipped"] = len(rep.bad)
     options = {"keys": list(opts.keys), "seq_length": opts.seq_length, "long": opts.long,
                "append_eod": opts.append_eod, "workers": workers, "where": where if db else None}
-    manifest = write_manifest(rep, tok, options, [str(p) for p in inputs or []] or [f"db:{db}"])
-    rep.files.append(manifest)
-    target = record_db or db
-    if target is not None:
-        record(target, rep, manifest, [str(p) for p in inputs or []])
+    finish(rep, tok, options, inputs, db, record_db)
     rep.seconds = time.perf_counter() - t0
     return rep

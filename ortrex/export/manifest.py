@@ -113,3 +113,14 @@ def record(db: str | Path, rep: ExportReport, manifest: Path, source_paths: list
             store.insert("sources", sources)
         if edges:
             store.insert("lineage", edges)
+
+
+def finish(rep: ExportReport, tokenizer: Any, options: dict[str, Any],
+           inputs: list[Path] | None, db: str | None, record_db: str | None) -> None:
+    """Write the manifest and record the export (in ``record_db``, else the store read)."""
+    paths = [str(p) for p in inputs or []]
+    manifest = write_manifest(rep, tokenizer, options, paths or [f"db:{db}"])
+    rep.files.append(manifest)
+    target = record_db or db
+    if target is not None:
+        record(target, rep, manifest, paths)

