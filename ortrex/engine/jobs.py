@@ -151,13 +151,25 @@ class LocalExecutor:
                 pass
             yield from results
 
-    def close(self, wait: bool = False) -> None:
+    def close(self, wait: bool = False, grace_s: float = 2.0) -> None:
+        """Stop: queued chunks are cancelled; chunks in flight (about ``chunk_seconds`` of work
+        each) get ``grace_s`` to finish, then stragglers are terminated (``wait``: they all
+        finish). Terminating workers at once could catch one writing its result, and the pool's
+        manager thread would then wait forever for the rest of that message, hanging the
+        interpreter's exit (seen once in CI)."""
+        from multiprocessing.connection import wait as wait_any
+
         procs = list((getattr(self.pool, "_processes", None) or {}).values())
         self.pool.shutdown(wait=wait, cancel_futures=True)
-        if not wait:
-            # Abandoned chunks would otherwise run to completion before the interpreter exits.
-            for proc in procs:
-                proc.terminate()
+        if wait:
+            return
+        deadline = time.monotonic() + grace_s
+        alive = [p for p in procs if p.is_alive()]
+        while alive and time.monotonic() < deadline:
+            wait_any([p.sentinel for p in alive], timeout=deadline - time.monotonic())
+            alive = [p for p in alive if p.is_alive()]
+        for proc in alive:
+            proc.terminate()
 
 
 def make_executor(workers: int) -> Executor:

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import dataclasses
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -157,3 +159,19 @@ def test_bad_specs() -> None:
         make_executor(100_000)
     assert JobSpec.parse_families("knapsack_01, tsp_mtz,knapsack_01") == ("knapsack_01",
                                                                           "tsp_mtz")
+
+
+def test_stopping_early_never_hangs_the_interpreter_exit(tmp_path: Path) -> None:
+    """A job that stops while workers are writing large results must still exit (terminating
+    a worker mid-write used to leave the pool's manager thread waiting forever)."""
+    script = tmp_path / "early.py"
+    script.write_text(
+        "from ortrex.engine.jobs import LocalExecutor\n\n"
+        "def big(k):\n    return b'x' * (40 << 20)\n\n"
+        "if __name__ == '__main__':\n"
+        "    ex = LocalExecutor(2, max_chunk=1)\n"
+        "    for _ in ex.map(big, range(100)):\n        break\n"
+        "    ex.close()\n")
+    for _ in range(3):
+        r = subprocess.run([sys.executable, str(script)], capture_output=True, timeout=60)
+        assert r.returncode == 0, r.stderr
