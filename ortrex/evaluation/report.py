@@ -22,8 +22,11 @@ def bench_summary(rows: list[dict[str, Any]], n_items: int, k: int,
     p1 = sum(1 for s in by_item.values() if s.get(0, {}).get("passed")) / denom
     pk = sum(1 for s in by_item.values() if any(x["passed"] for x in s.values())) / denom
     mean = sum(x["passed"] for s in by_item.values() for x in s.values()) / max(n_items * k, 1)
-    rules = {name: sum(1 for s in by_item.values()
-                       if (s.get(0, {}).get("rules") or {}).get(name)) / denom
+    # Tolerance rules apply to objectives; ORGEval items (LP equivalence) have none.
+    has_rules = any(r.get("rules") for r in rows)
+    rules = {name: (sum(1 for s in by_item.values()
+                        if (s.get(0, {}).get("rules") or {}).get(name)) / denom
+                    if has_rules else None)
              for name in RULES}
     failures = Counter(s[0]["failure"] for s in by_item.values()
                        if 0 in s and not s[0]["passed"])
@@ -74,7 +77,8 @@ def markdown(summary: dict[str, Any]) -> str:
     for n in names:
         s = b[n]
         extra = f"{100 * s[f'pass@{k}']:.2f} | {100 * s[f'mean@{k}']:.2f} | " if k > 1 else ""
-        rules = " | ".join(f"{100 * s['pass@1 by rule'][r]:.2f}" for r in RULES)
+        rules = " | ".join("-" if s["pass@1 by rule"][r] is None else
+                           f"{100 * s['pass@1 by rule'][r]:.2f}" for r in RULES)
         lines.append(f"| {TITLES.get(n, n)} | {s['items']} | {100 * s['pass@1']:.2f} | "
                      f"{extra}{rules} | {s['unscoreable']} | {s['undecided']} |")
     lines += ["", "Failures (sample 0):", ""]

@@ -163,3 +163,17 @@ def test_planted_capture_files_are_not_believed(sandbox: Sandbox) -> None:
             " open('__captured_state__.json', 'w'))\n")
     v = _score(sandbox, item, code)
     assert not v.passed and v.failure == "no_objective"
+
+
+def test_markdown_summary_shape() -> None:
+    from ortrex.evaluation.report import markdown
+
+    rows = _rows({("x", 0): True, ("y", 0): False})
+    lp_rows = [{**r, "rules": {}} for r in rows]
+    summary = {"model": "m", "k": 1, "rule": "default", "average pass@1": 0.5,
+               "benchmarks": {"nl4opt": bench_summary(rows, 2, 1, 0),
+                              "b4o-orgeval": bench_summary(lp_rows, 2, 1, 0)}}
+    md = markdown(summary)
+    assert "| Model | NL4OPT | B4O-ORGEval | Average |\n|---|---|---|---|\n" \
+           "| m | 50.00 | 50.00 | 50.00 |" in md
+    assert "| B4O-ORGEval | 2 | 50.00 | - | - | - | - | 0 | 0 |" in md
