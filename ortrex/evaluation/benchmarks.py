@@ -195,7 +195,7 @@ def load(name: str, root: str | Path | None = None) -> Benchmark:
 def parse_names(spec: str) -> list[str]:
     """Benchmark names from ``a,b,c`` (``all``: the four public ones), checked."""
     names = list(NAMES) if spec.strip() == "all" else \
-        [s.strip() for s in spec.split(",") if s.strip()]
+        [s.strip().lower() for s in spec.split(",") if s.strip()]
     for n in names:
         if n not in (*NAMES, "ortrex-heldout"):
             raise BenchmarkError(f"unknown benchmark {n!r}; expected one of "
