@@ -153,7 +153,7 @@ class _Sandboxes:
 
     def get(self) -> Any:
         sb = getattr(self.local, "sb", None)
-        if sb is None:
+        if sb is None or sb.proc.poll() is not None:  # none yet, or its fork server died
             from ortrex.verifiers.sandbox import Sandbox
 
             sb = Sandbox()
