@@ -67,8 +67,13 @@ def test_fork_bomb_is_contained(sandbox: Sandbox) -> None:
     r = sandbox.run(Job(code, limits=FAST))
     assert r.status in ("timeout", "killed")
     assert time.monotonic() - t0 < FAST.wall_s + 2.0
-    time.sleep(0.3)
-    assert _processes() <= before + 2  # every forked copy is gone
+    # Every forked copy is gone. The count is machine-wide and the other test worker starts
+    # processes too: leaked copies would stay, that noise comes and goes, so one clean
+    # sample within 5 s is the test.
+    deadline = time.monotonic() + 5
+    while _processes() > before + 2 and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert _processes() <= before + 2
     assert subprocess.run(["true"], check=False).returncode == 0  # the host can still fork
     assert sandbox.run(Job("print(1)")).stdout == "1\n"  # and the pool still serves
 
