@@ -93,3 +93,21 @@ def test_mixture_recipe(tmp_path: Path) -> None:
     (tmp_path / "bad.yaml").write_text("output: mix\nsources:\n  - {name: a, share: -1}\n")
     r = run_cli("export", "mix", "--recipe", str(tmp_path / "bad.yaml"))
     assert r.returncode == 2 and "'share' must be a positive number" in r.stderr
+
+
+def test_missing_export_extra_is_one_clear_line(tmp_path: Path) -> None:
+    import subprocess
+    import sys
+
+    good = tmp_path / "d.jsonl"
+    good.write_text('{"text": "a"}\n')
+    for module in ("tokenizers", "torch"):
+        code = (f"import sys; sys.modules[{module!r}] = None\n"
+                "from ortrex.cli import main\n"
+                f"sys.exit(main(['export', 'cpt', '--output-prefix', {str(tmp_path / 'o')!r}, "
+                f"'--input', {str(good)!r}, '--db', {str(tmp_path / 'x.duckdb')!r}]))\n")
+        r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                           timeout=300)
+        assert r.returncode == 2, r.stderr
+        assert f"export needs {module}: pip install -e '.[export]'" in r.stderr, r.stderr
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["d.jsonl"]

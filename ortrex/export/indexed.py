@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from ortrex.export.errors import ExportError
+from ortrex.export.errors import ExportError, require
 
 MAGIC = b"MMIDIDX\x00\x00"
 HEADER = 34  # magic 9, version u64, dtype u8, S u64, D1 u64
@@ -38,9 +38,7 @@ class Writer:
     """One dataset being written (``prefix.bin``/``.idx`` appear only on :meth:`commit`)."""
 
     def __init__(self, prefix: str | Path) -> None:
-        import torch
-
-        self.torch = torch
+        self.torch: Any = require("torch")
         self.prefix = str(prefix)
         self.tmp = f"{self.prefix}.tmp-{os.getpid()}"
         self.builder = megatron().IndexedDatasetBuilder(f"{self.tmp}.bin", dtype=np.int32)

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from ortrex.export.cpt import CptOptions, run_cpt
-from ortrex.export.errors import ExportError
+from ortrex.export.errors import ExportError, require
 
 
 @dataclass
@@ -34,7 +34,7 @@ class MixSource:
 
 def load_recipe(path: Path) -> dict[str, Any]:
     """The recipe (YAML), checked field by field."""
-    import yaml
+    yaml: Any = require("yaml")
 
     try:
         recipe = yaml.safe_load(path.read_text(encoding="utf-8"))

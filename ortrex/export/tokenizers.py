@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ortrex.export.errors import ExportError
+from ortrex.export.errors import ExportError, require
 from ortrex.export.manifest import sha256_file
 
 DEFAULT = "deepseek-v4"
@@ -69,7 +69,7 @@ def _token_id(tok: Any, value: Any) -> int | None:
 def load_tokenizer(spec: str | None = None) -> Tok:
     """The tokenizer at ``spec`` (a ``tokenizer.json`` or a directory with one; None or
     ``deepseek-v4``: the bundled DeepSeek-V4 tokenizer); ``ExportError`` when there is none."""
-    from tokenizers import Tokenizer
+    Tokenizer = require("tokenizers").Tokenizer  # type: ignore[attr-defined]
 
     if spec in (None, "", DEFAULT):
         try:
