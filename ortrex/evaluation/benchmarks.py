@@ -11,6 +11,7 @@ twins (``twin``), excluded from each other's few-shot pools.
 from __future__ import annotations
 
 import hashlib
+import io
 import json
 import math
 import os
@@ -127,8 +128,6 @@ def _nl4opt(r: _Reader) -> list[Item]:
     import pyarrow.parquet as pq
 
     data = r.bytes("nl4opt/test.parquet")
-    import io
-
     table = pq.read_table(io.BytesIO(data)).to_pylist()
     items = []
     for k, row in enumerate(table):

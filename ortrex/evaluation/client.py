@@ -13,6 +13,7 @@ import asyncio
 import hashlib
 import json
 import os
+import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
@@ -98,9 +99,7 @@ class Client:
 
     async def complete(self, messages: list[dict[str, str]], sample: int) -> Completion:
         """The completion of one sample: from the cache, else from the endpoint."""
-        import time
-
-        import openai
+        import openai  # imported where used: Completion and Sampling alone need no HTTP stack
 
         req = self.request(messages, sample)
         path = self._cache_path(req)

@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from ortrex.evaluation.benchmarks import NAMES, TITLES, BenchmarkError
+from ortrex.evaluation.results import read_results
 from ortrex.evaluation.scoring import RULES
 
 
@@ -39,7 +40,6 @@ def bench_summary(rows: list[dict[str, Any]], n_items: int, k: int,
 
 def write_summary(out: Path, spec: Any, runs: list[Any]) -> dict[str, Any]:
     """``summary.json`` and ``summary.md`` of a run folder."""
-    from ortrex.evaluation.runner import read_results
     from ortrex.ir.formats.text import write_atomic
 
     k = spec.sampling.k
@@ -94,7 +94,6 @@ def _load_run(path: Path) -> tuple[dict[str, Any], dict[str, dict[str, bool]]]:
     if not summary_path.is_file():
         raise BenchmarkError(f"{path}: not an evaluation run (no summary.json)")
     summary = json.loads(summary_path.read_text())
-    from ortrex.evaluation.runner import read_results
 
     passed: dict[str, dict[str, bool]] = {}
     for name in summary["benchmarks"]:

@@ -16,7 +16,6 @@ import asyncio
 import hashlib
 import json
 import os
-import threading
 import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
@@ -27,14 +26,8 @@ from typing import Any
 from ortrex.evaluation.benchmarks import Benchmark, BenchmarkError, Item, load
 from ortrex.evaluation.client import Client, Completion, Sampling
 from ortrex.evaluation.prompts import Pool, messages, template_hash
-from ortrex.evaluation.scoring import (
-    RULES,
-    Verdict,
-    extract_program,
-    make_job,
-    score_run,
-    syntax_error,
-)
+from ortrex.evaluation.results import read_results
+from ortrex.evaluation.scoring import RULES, SandboxPool, Verdict, score_completion
 from ortrex.verifiers.isolation import Limits
 
 
@@ -115,77 +108,7 @@ def load_benchmarks(spec: EvalSpec) -> list[Benchmark]:
     return out
 
 
-def read_results(path: Path) -> list[dict[str, Any]]:
-    """The result lines of a benchmark (a torn last line from a killed run is dropped and cut
-    off the file, so appending continues cleanly)."""
-    if not path.is_file():
-        return []
-    data = path.read_bytes()
-    good_end = data.rfind(b"\n") + 1
-    if good_end < len(data):
-        with open(path, "r+b") as f:
-            f.truncate(good_end)
-    rows = []
-    for line in data[:good_end].splitlines():
-        if line.strip():
-            try:
-                rows.append(json.loads(line))
-            except ValueError:
-                continue
-    # One line per (item, sample). An ``api_error`` line (no completion: the endpoint failed)
-    # is asked again by the next run, and the line that run writes replaces it.
-    best: dict[tuple[str, int], dict[str, Any]] = {}
-    for r in rows:
-        key = (r["id"], int(r["sample"]))
-        old = best.get(key)
-        if old is None or old.get("failure") == "api_error":
-            best[key] = r
-    return list(best.values())
-
-
-class _Sandboxes:
-    """One warm sandbox per scoring thread."""
-
-    def __init__(self) -> None:
-        self.local = threading.local()
-        self.all: list[Any] = []
-        self.lock = threading.Lock()
-
-    def get(self) -> Any:
-        sb = getattr(self.local, "sb", None)
-        if sb is None or sb.proc.poll() is not None:  # none yet, or its fork server died
-            from ortrex.verifiers.sandbox import Sandbox
-
-            sb = Sandbox()
-            self.local.sb = sb
-            with self.lock:
-                self.all.append(sb)
-        return sb
-
-    def close(self) -> None:
-        for sb in self.all:
-            sb.close()
-
-
-def score_completion(item: Item, comp: Completion, sandboxes: _Sandboxes, limits: Limits,
-                     rule: str) -> Verdict:
-    """The verdict of one completion (extraction, syntax, sandbox run, comparison)."""
-    if comp.text is None:
-        return Verdict(False, "api_error", comp.error or "no completion")
-    program = extract_program(comp.text)
-    if program is None:
-        return Verdict(False, "no_code", "no fenced Python block in the completion")
-    err = syntax_error(program)
-    if err:
-        return Verdict(False, "syntax", err, program=program)
-    r = sandboxes.get().run(make_job(item, program, limits))
-    v = score_run(item, program, r, rule)
-    if item.unscoreable and v.passed:
-        v.passed, v.failure, v.detail = False, "unscoreable", item.unscoreable
-    return v
-
-
-def _timed_score(item: Item, comp: Completion, sandboxes: _Sandboxes, limits: Limits,
+def _timed_score(item: Item, comp: Completion, sandboxes: SandboxPool, limits: Limits,
                  rule: str) -> tuple[Verdict, float]:
     """:func:`score_completion` and its seconds in the scoring thread (queueing excluded)."""
     t0 = time.perf_counter()
@@ -194,7 +117,7 @@ def _timed_score(item: Item, comp: Completion, sandboxes: _Sandboxes, limits: Li
 
 
 async def _run_bench(br: BenchRun, client: Client, spec: EvalSpec, pool: Pool | None,
-                     executor: ThreadPoolExecutor, sandboxes: _Sandboxes, timing: Timing,
+                     executor: ThreadPoolExecutor, sandboxes: SandboxPool, timing: Timing,
                      progress: Callable[[str, int, int], None] | None) -> None:
     limits = Limits(wall_s=spec.exec_timeout, cpu_s=int(spec.exec_timeout) + 1)
     loop = asyncio.get_running_loop()
@@ -298,7 +221,7 @@ async def _main(spec: EvalSpec, out: Path, runs: list[BenchRun], timing: Timing,
         out.mkdir(parents=True, exist_ok=True)  # only once the endpoint answers
         lock = _lock(out)
         write_manifest(out, spec, runs, timing)  # settings first: a resume checks them
-        sandboxes = _Sandboxes()
+        sandboxes = SandboxPool()
         executor = ThreadPoolExecutor(max(1, spec.workers), thread_name_prefix="score")
         try:
             for br in runs:

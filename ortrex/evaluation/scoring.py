@@ -15,12 +15,12 @@ from __future__ import annotations
 
 import math
 import re
-import tempfile
+import threading
 from dataclasses import asdict, dataclass, field
-from pathlib import Path
 from typing import Any
 
 from ortrex.evaluation.benchmarks import Item
+from ortrex.evaluation.client import Completion
 from ortrex.verifiers.isolation import Limits
 from ortrex.verifiers.sandbox import Job, RunResult
 
@@ -114,13 +114,10 @@ def _compare(v: Verdict, answer: float, rule: str) -> Verdict:
 
 def _resolve(mps: bytes) -> tuple[str, float | None, str]:
     """Optimize a captured model here: (status, objective, solver)."""
-    from ortrex.ir.formats import read_model
+    from ortrex.ir.formats import loads
     from ortrex.verifiers.solvers import SolveStatus, solve
 
-    with tempfile.TemporaryDirectory(prefix="ortrex-eval-") as d:
-        path = Path(d) / "captured.mps"
-        path.write_bytes(mps)
-        model = read_model(path, "mps")
+    model = loads(mps.decode("utf-8", "replace"), "mps", "captured model")
     res = solve(model, "gurobi", time_limit=60, threads=1)
     if res.status in (SolveStatus.SKIPPED_LICENSE, SolveStatus.ERROR, SolveStatus.UNSUPPORTED):
         res = solve(model, "highs", time_limit=60, threads=1)
@@ -172,13 +169,13 @@ def score_run(item: Item, program: str, r: RunResult, rule: str = "default",
               equivalence_timeout: float = 10.0) -> Verdict:
     """The verdict of a program's sandbox run."""
     v = Verdict(False, program=program, exec_s=r.seconds)
-    if r.status == "timeout" or r.status == "cpu_limit":
+    if r.status in ("timeout", "cpu_limit"):
         v.failure, v.detail = "timeout", f"{r.status} after {r.seconds:.1f} s"
-        return v
-    if r.status != "ok":
+    elif r.status == "error":
         v.failure, v.detail = classify_error(r.stderr)
-        if r.status not in ("error",):
-            v.failure, v.detail = f"runtime:{r.status}", r.stderr.strip()[-300:]
+    elif r.status != "ok":  # memory_limit, output_limit, killed
+        v.failure, v.detail = f"runtime:{r.status}", r.stderr.strip()[-300:]
+    if v.failure is not None:
         return v
     if item.kind == "lp":
         return _score_lp(item, r, v, equivalence_timeout)
@@ -219,3 +216,47 @@ def syntax_error(program: str) -> str | None:
     except ValueError as exc:  # null bytes
         return str(exc)
     return None
+
+
+class SandboxPool:
+    """One warm sandbox per scoring thread."""
+
+    def __init__(self) -> None:
+        self.local = threading.local()
+        self.all: list[Any] = []
+        self.lock = threading.Lock()
+
+    def get(self) -> Any:
+        """This thread's sandbox."""
+        sb = getattr(self.local, "sb", None)
+        if sb is None or sb.proc.poll() is not None:  # none yet, or its fork server died
+            from ortrex.verifiers.sandbox import Sandbox
+
+            sb = Sandbox()
+            self.local.sb = sb
+            with self.lock:
+                self.all.append(sb)
+        return sb
+
+    def close(self) -> None:
+        """Stop every sandbox."""
+        for sb in self.all:
+            sb.close()
+
+
+def score_completion(item: Item, comp: Completion, sandboxes: SandboxPool, limits: Limits,
+                     rule: str) -> Verdict:
+    """The verdict of one completion (extraction, syntax, sandbox run, comparison)."""
+    if comp.text is None:
+        return Verdict(False, "api_error", comp.error or "no completion")
+    program = extract_program(comp.text)
+    if program is None:
+        return Verdict(False, "no_code", "no fenced Python block in the completion")
+    err = syntax_error(program)
+    if err:
+        return Verdict(False, "syntax", err, program=program)
+    r = sandboxes.get().run(make_job(item, program, limits))
+    v = score_run(item, program, r, rule)
+    if item.unscoreable and v.passed:
+        v.passed, v.failure, v.detail = False, "unscoreable", item.unscoreable
+    return v

@@ -16,7 +16,7 @@ from typing import Any
 
 from ortrex.evaluation.benchmarks import Benchmark, Item
 from ortrex.evaluation.client import Completion
-from ortrex.evaluation.runner import _Sandboxes, score_completion
+from ortrex.evaluation.scoring import SandboxPool, score_completion
 from ortrex.verifiers.isolation import Limits
 
 
@@ -54,7 +54,7 @@ def self_test(bench: Benchmark, workers: int = 2, rule: str = "default",
     if not todo:
         return st
     limits = Limits(wall_s=exec_timeout, cpu_s=int(exec_timeout) + 1)
-    sandboxes = _Sandboxes()
+    sandboxes = SandboxPool()
     done = 0
     try:
         with ThreadPoolExecutor(max(1, workers)) as ex:

@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from ortrex.evaluation.benchmarks import NAMES, load
-from ortrex.evaluation.runner import read_results
+from ortrex.evaluation.results import read_results
 from tests.conftest import run_cli
 from tests.evaluation.openai_server import Server, State, key_of, oracle_answers
 
