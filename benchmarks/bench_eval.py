@@ -27,7 +27,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from ortrex.evaluation.benchmarks import NAMES, TITLES, load
 from ortrex.evaluation.client import Sampling
 from ortrex.evaluation.runner import EvalSpec, run_eval
-from tests.evaluation.openai_server import Server, State, key_of, oracle_answers
+from tests.evaluation.openai_server import Server, State, oracle_answers
 
 console = Console(width=150)
 
@@ -49,7 +49,7 @@ def main() -> None:
         for name in NAMES:
             # NL4OPT and OptiBench share questions with different answers: one at a time.
             bench = load(name)
-            state.answers = {key_of(q.strip()): a for q, a in oracle_answers([bench]).items()}
+            state.set_answers(oracle_answers([bench]))
             spec = EvalSpec([name], srv.url, Sampling("oracle"), Path(d) / name,
                             workers=args.workers, concurrency=args.concurrency)
             t0 = time.perf_counter()

@@ -58,12 +58,17 @@ class State:
 
     def __init__(self, answers: dict[str, str], slow_s: float = 5.0, flaky_failures: int = 2,
                  delay_s: float = 0.0) -> None:
-        self.answers = {key_of(q.strip()): a for q, a in answers.items()}
+        self.answers: dict[str, str] = {}
+        self.set_answers(answers)
         self.slow_s = slow_s
         self.flaky_failures = flaky_failures
         self.delay_s = delay_s
         self.attempts: Counter[str] = Counter()
         self.lock = threading.Lock()
+
+    def set_answers(self, answers: dict[str, str]) -> None:
+        """Replace the oracle's answers (question -> completion)."""
+        self.answers = {key_of(q.strip()): a for q, a in answers.items()}
 
 
 def _handler(state: State) -> type[BaseHTTPRequestHandler]:

@@ -52,7 +52,7 @@ def test_oracle_scores_all_but_what_the_selftest_lists(tmp_path: Path) -> None:
         for name in NAMES:
             # NL4OPT and OptiBench share questions with different answers: one at a time.
             bench = load(name)
-            state.answers = {key_of(q.strip()): a for q, a in oracle_answers([bench]).items()}
+            state.set_answers(oracle_answers([bench]))
             out = tmp_path / name
             r = _eval(srv.url, "oracle", out, "--benchmarks", name)
             assert r.returncode == 0, r.stderr
