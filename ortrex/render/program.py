@@ -194,15 +194,22 @@ def _declare(v: VariableFamily, name: str, call: str, container: str, em: _Emitt
     if not v.dims:
         return [f"{name} = {call}"]
     out = [f"{name} = {container}"]
-    indent = ""
-    for loop in _loops(v.dims, names):
-        out.append(f"{indent}{loop}:")
-        indent += "    "
-    if v.where:
-        out.append(f"{indent}if {' and '.join(em.cond(c, dict(v.dims)) for c in v.where)}:")
-        indent += "    "
+    indent = _nest(out, v.dims, [em.cond(c, dict(v.dims)) for c in v.where], names)
     out.append(f"{indent}{name}[{', '.join(i for i, _ in v.dims)}] = {call}")
     return out
+
+
+def _nest(out: list[str], dims: tuple[tuple[str, str], ...], conds: list[str],
+          names: _Names) -> str:
+    """Append the loops over ``dims`` and an ``if`` of ``conds``; the body's indent."""
+    indent = ""
+    for loop in _loops(dims, names):
+        out.append(f"{indent}{loop}:")
+        indent += "    "
+    if conds:
+        out.append(f"{indent}if {' and '.join(conds)}:")
+        indent += "    "
+    return indent
 
 
 def _bound(b: Expr | float, em: _Emitter, sets: dict[str, str], inf: str) -> str:
@@ -355,13 +362,7 @@ def highspy_program(sm: SemanticModel, data_mode: str = "literal") -> Program:
         if not c.forall:
             lines.append(f"h.addConstr({body}, name={c.name!r})")
             continue
-        indent = ""
-        for loop in _loops(c.forall, names):
-            lines.append(f"{indent}{loop}:")
-            indent += "    "
-        if c.where:
-            lines.append(f"{indent}if {' and '.join(em.cond(w, sets) for w in c.where)}:")
-            indent += "    "
+        indent = _nest(lines, c.forall, [em.cond(w, sets) for w in c.where], names)
         label = ",".join("{" + f"{names.set(s)}[{i}]" + "}" for i, s in c.forall)
         lines.append(f'{indent}h.addConstr({body}, name=f"{c.name}[{label}]")')
     o = sm.objective
