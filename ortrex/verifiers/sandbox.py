@@ -15,6 +15,7 @@ forks one child per program, so a small program costs a fork instead of an inter
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 import pickle
 import select
@@ -92,8 +93,6 @@ _GRB_STATUS = {1: "not_solved", 2: "optimal", 3: "infeasible", 4: "infeasible_or
 
 
 def _write_state(state: dict[str, Any]) -> None:
-    import json
-
     with open(STATE_FILE, "w") as f:
         json.dump(state, f)
 
@@ -258,11 +257,9 @@ def _collect(job: Job, workdir: str, status: int | None, timed_out: bool, second
     if job.capture and os.path.exists(cap_path):
         with open(cap_path, "rb") as f:
             captured = f.read()
-        with contextlib.suppress(OSError, ValueError):
-            import json
-
-            with open(os.path.join(workdir, STATE_FILE)) as f:
-                state = json.load(f)
+        with contextlib.suppress(OSError, ValueError), \
+                open(os.path.join(workdir, STATE_FILE)) as f:
+            state = json.load(f)
     files = {}
     for name in job.collect:
         path = os.path.join(workdir, name)
