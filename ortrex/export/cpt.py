@@ -94,8 +94,9 @@ def tokenize_chunk(tok: Tok, job: tuple[Chunk, CptOptions]) -> ChunkResult:
     res = ChunkResult({})
     eod = [tok.eos_id] if opts.append_eod and tok.eos_id is not None else []
     prefix = tok.encode_batch([""], special=True)[0]
+    parsed = parse_lines(chunk, opts.keys) if chunk.lines else None
     for key in opts.keys:
-        items = parse_lines(chunk, key) if chunk.lines else [Item(i, v) for i, v in chunk.rows]
+        items = parsed[key] if parsed is not None else [Item(i, v) for i, v in chunk.rows]
         good: list[tuple[str, str]] = []
         for it in items:
             if it.error is None and not isinstance(it.value, str):

@@ -76,7 +76,8 @@ def encode_chunk(tok: Tok, job: tuple[Chunk, SftOptions]) -> Samples:
     so the tokenizer's per-call cost is paid once per chunk, not per turn."""
     chunk, opts = job
     out = Samples()
-    items = parse_lines(chunk, opts.key) if chunk.lines else [Item(i, v) for i, v in chunk.rows]
+    items = parse_lines(chunk, (opts.key,))[opts.key] if chunk.lines else \
+        [Item(i, v) for i, v in chunk.rows]
     good: list[tuple[str, Rendering]] = []
     for it in items:
         if it.error is None and isinstance(it.value, str):  # a JSON column of the store

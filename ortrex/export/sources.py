@@ -50,9 +50,10 @@ def jsonl_chunks(paths: list[Path], chunk_bytes: int = CHUNK_BYTES) -> Iterator[
                 line_no += len(lines)
 
 
-def parse_lines(chunk: Chunk, key: str) -> list[Item]:
-    """Records of a JSONL chunk: ``key``'s value of each line (blank lines skipped)."""
-    out = []
+def parse_lines(chunk: Chunk, keys: tuple[str, ...]) -> dict[str, list[Item]]:
+    """Records of a JSONL chunk, per key: that key's value of each line (blank lines skipped;
+    each line parsed once whatever the number of keys)."""
+    out: dict[str, list[Item]] = {k: [] for k in keys}
     for k, raw in enumerate(chunk.lines):
         where = f"{chunk.path}:{chunk.first_line + k}"
         if not raw.strip():
@@ -60,14 +61,16 @@ def parse_lines(chunk: Chunk, key: str) -> list[Item]:
         try:
             obj = json.loads(raw)
         except (ValueError, UnicodeDecodeError) as exc:
-            out.append(Item(where, error=f"{where}: not valid JSON ({str(exc)[:80]})"))
-            continue
-        if not isinstance(obj, dict):
-            out.append(Item(where, error=f"{where}: expected a JSON object"))
-        elif key not in obj:
-            out.append(Item(where, error=f"{where}: missing key {key!r}"))
+            obj, error = None, f"{where}: not valid JSON ({str(exc)[:80]})"
         else:
-            out.append(Item(where, obj[key]))
+            error = None if isinstance(obj, dict) else f"{where}: expected a JSON object"
+        for key in keys:
+            if error is not None:
+                out[key].append(Item(where, error=error))
+            elif key not in obj:
+                out[key].append(Item(where, error=f"{where}: missing key {key!r}"))
+            else:
+                out[key].append(Item(where, obj[key]))
     return out
 
 

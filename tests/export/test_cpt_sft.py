@@ -65,6 +65,16 @@ def test_cpt_split_keeps_long_documents(tmp_path: Path) -> None:
     assert TOK.tokenizer.decode(joined).replace("\n\n", "") == text.replace("\n\n", "")
 
 
+def test_cpt_several_keys_write_one_dataset_each(tmp_path: Path) -> None:
+    rows = [{"title": f"Model {k}", "body": f"minimise cost {k}"} for k in range(5)]
+    src = jsonl(tmp_path / "d.jsonl", rows)
+    rep = run_cpt(tmp_path / "m", inputs=[src], opts=CptOptions(("title", "body")))
+    for key in ("title", "body"):
+        assert read(str(tmp_path / f"m_{key}_document")) == \
+            [TOK.encode(r[key], special=True) for r in rows]
+    assert rep.counts["documents in"] == 10
+
+
 def test_cpt_workers_give_identical_bytes(tmp_path: Path) -> None:
     rows = [{"text": f"Document {k}: " + "cost flow " * (k % 17)} for k in range(300)]
     src = jsonl(tmp_path / "d.jsonl", rows)
