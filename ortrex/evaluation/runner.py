@@ -129,10 +129,14 @@ async def _run_bench(br: BenchRun, client: Client, spec: EvalSpec, pool: Pool | 
         progress(br.bench.name, finished, total)
     out = open(br.path, "a", encoding="utf-8")  # noqa: SIM115 - closed in finally
 
+    prompts: dict[str, tuple[list[Any], list[dict[str, Any]]]] = {}  # per item, not sample
+
     async def one(item: Item, sample: int) -> None:
         nonlocal finished
-        shots = pool.select(item, spec.shots) if pool and spec.shots else []
-        msgs = messages(item, shots)
+        if item.id not in prompts:
+            chosen = pool.select(item, spec.shots) if pool and spec.shots else []
+            prompts[item.id] = (chosen, messages(item, chosen))
+        shots, msgs = prompts[item.id]
         comp = await client.complete(msgs, sample)
         timing.requests += 1
         timing.cached += comp.cached
