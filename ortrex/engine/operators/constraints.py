@@ -123,13 +123,20 @@ def _ratio(ctx: Context) -> Mutation:
                  constraints=(*sm.constraints, cf))
 
 
-def _either_or(ctx: Context) -> Mutation:
+def _binary_choice(ctx: Context) -> tuple[VariableFamily, str, str]:
+    """A one-index binary family over at least two entities: (family, index, set)."""
     sm = ctx.parent
     fams = [v for v in sm.variables if v.vtype == "B" and len(v.dims) == 1 and not v.where]
     fam = pick(ctx, fams, "one-index binary family")
     i, s = fam.dims[0]
     if len(sm.set_map[s]) < 2:
         raise NotApplicable("fewer than two entities")
+    return fam, i, s
+
+
+def _either_or(ctx: Context) -> Mutation:
+    sm = ctx.parent
+    fam, i, s = _binary_choice(ctx)
     j = f"{i}2"
     cf = ConstraintFamily(fresh_name(sm, "either_or"),
                           f"The first and the last {entity(sm, s)} are not both chosen.",
@@ -142,11 +149,7 @@ def _either_or(ctx: Context) -> Mutation:
 def _precedence(ctx: Context) -> Mutation:
     """Choices in order: an entity may be chosen only if the one before it is."""
     sm = ctx.parent
-    fams = [v for v in sm.variables if v.vtype == "B" and len(v.dims) == 1 and not v.where]
-    fam = pick(ctx, fams, "one-index binary family")
-    i, s = fam.dims[0]
-    if len(sm.set_map[s]) < 2:
-        raise NotApplicable("fewer than two entities")
+    fam, i, s = _binary_choice(ctx)
     cf = ConstraintFamily(fresh_name(sm, "precedence"),
                           f"A {entity(sm, s)} is chosen only if the one before it is.",
                           ((i, s),), V(fam.name, i) - V(fam.name, Idx(i) - 1), "<=", 0.0,
