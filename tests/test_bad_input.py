@@ -106,6 +106,30 @@ def test_corrupt_store(tmp_path: Path) -> None:
     assert digest(db) == before
 
 
+def test_truncated_and_damaged_stores_are_corrupt_not_locked(store: Path,
+                                                             tmp_path: Path) -> None:
+    data = store.read_bytes()
+    cases = {
+        # Half the blocks gone: DuckDB itself would only notice when a query reaches them.
+        "truncated": (data[: len(data) // 2], "truncated"),
+        # A damaged main header and a damaged database header (the checksum message says
+        # "block", which once read as "locked").
+        "header": (data[:20] + b"\xff" * 8 + data[28:], "checksum"),
+        "db-header": (data[:4196] + b"\xff" * 16 + data[4212:], "checksum"),
+    }
+    for name, (content, why) in cases.items():
+        db = tmp_path / f"{name}.duckdb"
+        db.write_bytes(content)
+        before = digest(db)
+        for args in (["info"], ["sql", "SELECT count(*) FROM instances"],
+                     ["generate", "--count", "1", "--families", "knapsack_01"],
+                     ["import-lp", str(tmp_path / "in")]):
+            r = run_cli(*args, "--db", str(db))
+            assert_one_line_error(r, "is corrupt", why, "restore it from a backup")
+            assert "locked" not in r.stderr
+        assert digest(db) == before, name
+
+
 def test_store_of_a_newer_schema(store: Path) -> None:
     with Store(store) as s:
         s.conn.execute("INSERT INTO schema_version VALUES (?, 'from the future', now())",

@@ -55,3 +55,28 @@ def test_import_seeds_bad_file(tmp_path: Path) -> None:
     r = run_cli("import-seeds", str(bad), "--db", str(db))
     assert r.returncode == 2 and "bad.jsonl:2: not valid JSON" in r.stderr
     assert not db.exists()
+    # One bad byte or a nesting bomb rejects that line only, with --skip-bad.
+    good = json.dumps({"id": "g", "problem": "Maximise x + y with x + y <= 3.",
+                       "answer": "<python>\nimport gurobipy as gp\nmodel = gp.Model()\n"
+                                 "x = model.addVar()\ny = model.addVar()\n"
+                                 "model.addConstr(x + y <= 3)\nmodel.setObjective(x + y, -1)\n"
+                                 "model.optimize()\n</python>"})
+    bomb = '{"problem": "p", "answer": "a", "metadata": ' + "[" * 100_000 + "]" * 100_000 + "}"
+    mixed = tmp_path / "mixed.jsonl"
+    mixed.write_bytes(good.encode() + b"\n" + b'{"problem": "caf\xe9", "answer": "a"}\n' +
+                      bomb.encode() + b"\n")
+    r = run_cli("import-seeds", str(mixed), "--db", str(db))
+    assert r.returncode == 2 and "mixed.jsonl:2: not UTF-8 text" in r.stderr
+    assert "mixed.jsonl:3: JSON nests deeper than 64 levels" in r.stderr
+    assert "Traceback" not in r.stderr and not db.exists()
+    r = run_cli("import-seeds", str(mixed), "--skip-bad", "--db", str(db), "--workers", "1")
+    assert r.returncode == 0, r.stderr
+    assert "skipped" in r.stdout and "not UTF-8" in r.stdout
+    run = json.loads(run_cli("sql", "SELECT counts FROM runs WHERE command = 'import-seeds'",
+                             "--db", str(db), "--format", "json").stdout)
+    counts_row = run[0]["counts"]
+    counts_row = json.loads(counts_row) if isinstance(counts_row, str) else counts_row
+    assert counts_row["bad_lines_skipped"] == 2 and counts_row["accepted"] == 1
+    counts = json.loads(run_cli("sql", "SELECT status, count(*) AS n FROM documents GROUP BY 1",
+                                "--db", str(db), "--format", "json").stdout)
+    assert counts == [{"status": "accepted", "n": 1}]

@@ -11,7 +11,8 @@ ROOT = Path(__file__).resolve().parents[1]
 # Which ortrex subpackages each layer may import (DESIGN.md: data flows one way).
 ALLOWED = {
     "ir": {"ir"},
-    "verifiers": {"ir", "verifiers"},
+    # paths: a leaf that only says where the shared data lives (the sandbox hides it).
+    "verifiers": {"ir", "verifiers", "paths"},
     "render": {"ir", "render"},
     "store": {"ir", "store"},
     "engine": {"ir", "verifiers", "render", "store", "engine", "paths"},

@@ -98,6 +98,7 @@ from ortrex.cli import (  # noqa: E402, F401
     eval_cmds,
     export_cmds,
     model_cmds,
+    sandbox_cmds,
     store_cmds,
 )
 

@@ -259,11 +259,11 @@ def import_seeds_cmd(
     """Import problem/answer seeds: run each answer program in the sandbox, capture its model,
     verify it with HiGHS and Gurobi, and store the instance and the text with provenance."""
     from ortrex.engine.jobs import make_executor
-    from ortrex.engine.seeds import import_seeds, read_seeds
+    from ortrex.engine.seeds import import_seeds, scan_seeds
     from ortrex.store import Store
     from ortrex.ui import console, stages
 
-    read_seeds(file, skip_bad)  # a malformed file stops here, before the store is touched
+    scan_seeds(file, skip_bad)  # a malformed file stops here, before the store is touched
     executor = make_executor(workers)
     try:
         with Store(_db(db), create=True) as store, \

@@ -15,7 +15,7 @@ import os
 import re
 import time
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -29,10 +29,16 @@ from ortrex.store.db import Store, utcnow
 from ortrex.store.ids import content_id, edge_id, verification_id
 from ortrex.store.records import instance_row, pack_solution
 from ortrex.verifiers.isolation import Limits
+from ortrex.verifiers.resolve import trivial_reason
 from ortrex.verifiers.sandbox import PRELOAD_SEEDS, Job
 from ortrex.verifiers.solvers import objectives_agree
 from ortrex.verifiers.static import check_program
 
+# Static findings that are the rendered corpus's contract, not a seed's: seeds may build a
+# model without solving it (the parent solves what was captured), name it as they like and
+# write their LP file inside the sandbox. Everything else (imports, calls, file access,
+# undefined names, gurobipy misuse) rejects the seed.
+SEED_TOLERATED = frozenset({"no-optimize", "model-name", "file-write"})
 _PYTHON_TAG = re.compile(r"<python>\s*(.*?)\s*</python>", re.S)
 _FENCED = re.compile(r"```(?:python|py)?[ \t]*\n(.*?)```", re.S)
 _FILE_BLOCK = re.compile(r"#{2,4}\s*`?([\w./-]+\.(?:json|csv))`?\s*\n+```[\w]*\n(.*?)```", re.S)
@@ -63,43 +69,108 @@ class Seed:
     metadata: dict[str, Any]
 
 
+MAX_DEPTH = 64  # nesting of a seed's JSON beyond which it is refused (metadata is stored)
+
+
+def _depth(obj: Any, limit: int) -> bool:
+    """Whether ``obj`` nests deeper than ``limit`` (iteratively: no recursion on hostile
+    input)."""
+    stack = [(obj, 1)]
+    while stack:
+        cur, d = stack.pop()
+        if d > limit:
+            return True
+        if isinstance(cur, dict):
+            stack.extend((v, d + 1) for v in cur.values())
+        elif isinstance(cur, list):
+            stack.extend((v, d + 1) for v in cur)
+    return False
+
+
+def _parse(raw: bytes, n: int) -> Seed | str:
+    """One line: a Seed, or what is wrong with it."""
+    try:
+        line = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        return f"not UTF-8 text (byte {exc.start + 1} of the line: {exc.reason})"
+    if not line.strip():
+        return ""
+    try:
+        obj = json.loads(line)
+    except RecursionError:
+        return f"JSON nests deeper than {MAX_DEPTH} levels"
+    except json.JSONDecodeError as exc:
+        return f"not valid JSON ({exc.msg})"
+    if not isinstance(obj, dict):
+        return "expected a JSON object"
+    if _depth(obj, MAX_DEPTH):
+        return f"JSON nests deeper than {MAX_DEPTH} levels"
+    missing = [k for k in ("problem", "answer") if not isinstance(obj.get(k), str)
+               or not obj[k].strip()]
+    if missing:
+        return f"field {missing[0]!r} must be non-empty text"
+    meta = obj.get("metadata") or {}
+    if not isinstance(meta, dict):
+        return "field 'metadata' must be an object"
+    sid = str(obj.get("id") or content_id("seed", obj["problem"], obj["answer"]))
+    return Seed(n, sid, obj["problem"], obj["answer"], meta)
+
+
+def _lines(path: Path) -> Iterator[tuple[int, bytes]]:
+    try:
+        f = open(path, "rb")  # noqa: SIM115 - closed by the generator
+    except OSError as exc:
+        raise SeedFileError(str(path), [(0, f"cannot read: {exc.strerror or exc}")]) from None
+    with f:
+        yield from enumerate(f, start=1)
+
+
+@dataclass
+class SeedScan:
+    """A seed file checked line by line: its size, hash, seed count and the bad lines."""
+
+    path: Path
+    seeds: int
+    size: int
+    sha256: str
+    skipped: list[str]
+
+
+def scan_seeds(path: Path, skip_bad: bool = False) -> SeedScan:
+    """Check every line of a seed file in one streaming pass (memory flat in its size);
+    without ``skip_bad`` any bad line raises :class:`SeedFileError` listing them."""
+    h, size, count = hashlib.sha256(), 0, 0
+    problems: list[tuple[int, str]] = []
+    for n, raw in _lines(path):
+        h.update(raw)
+        size += len(raw)
+        got = _parse(raw, n)
+        if isinstance(got, Seed):
+            count += 1
+        elif got:
+            problems.append((n, got))
+    if problems and not skip_bad:
+        raise SeedFileError(str(path), problems)
+    if not count and not problems:
+        raise SeedFileError(str(path), [(0, "no seeds in the file")])
+    return SeedScan(path, count, size, h.hexdigest(),
+                    [f"{path}:{n}: {m}" for n, m in problems])
+
+
+def iter_seeds(path: Path) -> Iterator[Seed]:
+    """The good seeds of a file, streamed (bad lines, already reported by the scan, are
+    passed over)."""
+    for n, raw in _lines(path):
+        got = _parse(raw, n)
+        if isinstance(got, Seed):
+            yield got
+
+
 def read_seeds(path: Path, skip_bad: bool = False) -> tuple[list[Seed], list[str]]:
     """Seeds of a JSONL file, and the bad lines skipped (``skip_bad``); otherwise any bad line
     raises :class:`SeedFileError` listing every bad line."""
-    try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise SeedFileError(str(path), [(0, f"cannot read: {exc.strerror or exc}")]) from None
-    except UnicodeDecodeError as exc:
-        raise SeedFileError(str(path), [(0, f"not UTF-8 text ({exc.reason})")]) from None
-    seeds, problems = [], []
-    for n, line in enumerate(text.splitlines(), start=1):
-        if not line.strip():
-            continue
-        try:
-            obj = json.loads(line)
-        except json.JSONDecodeError as exc:
-            problems.append((n, f"not valid JSON ({exc.msg})"))
-            continue
-        if not isinstance(obj, dict):
-            problems.append((n, "expected a JSON object"))
-            continue
-        missing = [k for k in ("problem", "answer") if not isinstance(obj.get(k), str)
-                   or not obj[k].strip()]
-        if missing:
-            problems.append((n, f"field {missing[0]!r} must be non-empty text"))
-            continue
-        meta = obj.get("metadata") or {}
-        if not isinstance(meta, dict):
-            problems.append((n, "field 'metadata' must be an object"))
-            continue
-        sid = str(obj.get("id") or content_id("seed", obj["problem"], obj["answer"]))
-        seeds.append(Seed(n, sid, obj["problem"], obj["answer"], meta))
-    if problems and not skip_bad:
-        raise SeedFileError(str(path), problems)
-    if not seeds and not problems:
-        raise SeedFileError(str(path), [(0, "no seeds in the file")])
-    return seeds, [f"{path}:{n}: {m}" for n, m in problems]
+    scan = scan_seeds(path, skip_bad)
+    return list(iter_seeds(path)), scan.skipped
 
 
 def extract_program(answer: str) -> str:
@@ -146,22 +217,34 @@ class SeedResult:
 
 
 def process_seed(seed: Seed, wall_s: float = 60.0) -> SeedResult:
-    """Run a seed's program, capture and verify its model (worker side)."""
+    """Run a seed's program, capture and verify its model (worker side). A seed whose program
+    fails its static checks is rejected without running; the instance is only ever the model
+    captured in the sandbox, solved again here."""
     code = extract_program(seed.answer)
     files = extract_files(seed.problem)
     static = check_program(code, tuple(files))
-    checks = [Check("static", "pass" if static.ok else "fail",
-                    details={"why": static.summary()} if not static.ok else {})]
+    fatal = [f for f in static.findings if f.code not in SEED_TOLERATED]
+    notes = {"notes": "; ".join(str(f) for f in static.findings if f.code in SEED_TOLERATED)} \
+        if len(fatal) < len(static.findings) else {}
+    checks = [Check("static", "fail" if fatal else "pass",
+                    details={"why": "; ".join(str(f) for f in fatal), **notes} if fatal
+                    else notes)]
+    if fatal:
+        res = SeedResult(seed, code, files, "not_run", checks)
+        res.reason = "static_check_failed"
+        return res
     job = Job(static.code or code, files, Limits(wall_s=wall_s, cpu_s=int(wall_s) + 5))
     run = sandbox(PRELOAD_SEEDS).run(job)
     res = SeedResult(seed, code, files, run.status, checks)
     printed = reported_objective(run.stdout)
-    if run.status != "ok" or run.captured is None:
+    if run.status != "ok" or run.capture_status != "ok" or run.captured is None:
         tail = run.stderr.strip().splitlines()[-1:] or [run.status]
+        why = f"program {run.status}: {tail[0][:300]}" if run.status != "ok" else \
+            f"capture {run.capture_status}: {run.capture_detail}"
         checks.append(Check("sandbox", "fail", runtime_s=run.seconds,
-                            details={"why": f"program {run.status}: {tail[0][:300]}",
-                                     "isolation": run.isolation}))
-        res.reason = "program_failed" if run.status != "ok" else "no_model_captured"
+                            details={"why": why, "isolation": run.isolation}))
+        res.reason = "program_failed" if run.status != "ok" else (
+            "forged_capture" if run.capture_status == "forged" else "no_model_captured")
         return res
     checks.append(Check("sandbox", "pass", printed, run.seconds,
                         {"isolation": run.isolation}))
@@ -172,6 +255,11 @@ def process_seed(seed: Seed, wall_s: float = 60.0) -> SeedResult:
         checks.append(Check("capture", "fail", details={"why": str(exc)}))
         return res
     model = model.replace(name=seed.id)
+    trivial = trivial_reason(model)
+    if trivial:
+        res.reason = "trivial_model"
+        checks.append(Check("capture", "fail", details={"why": trivial}))
+        return res
     outcome = verify(model, time_limit=30.0)
     iid = model.content_hash
     res.objective = outcome.objective
@@ -216,28 +304,82 @@ def _process(seed: Seed) -> SeedResult:
     return process_seed(seed)
 
 
+BATCH = 256  # seeds per write transaction: memory stays flat in the file's size
+
+
+def _rows(res: SeedResult, sid: str, stamp: dict[str, Any], out: dict[str, Any]) -> None:
+    """The store rows of one seed's outcome, added to ``out``."""
+    s = res.seed
+    form = str(s.metadata.get("mode") or "")
+    did = content_id("doc", "seed", s.id, s.problem, s.answer)
+    out["documents"].append({
+        "id": did, "instance_id": res.instance["id"] if res.instance else None,
+        "semantic_id": None, "kind": "seed", "form": form or None, "text": s.problem,
+        "data_files": json.dumps(res.files) if res.files else None, "program": res.code,
+        "renderer": f"seed:{s.metadata.get('seed_stage', 'external')}",
+        "template": s.metadata.get("answer_style"), "statement": s.problem,
+        "style": s.metadata.get("answer_style"), "solver": "gurobipy",
+        "messages": json.dumps([{"role": "user", "content": s.problem},
+                                {"role": "assistant", "content": s.answer}]),
+        "status": "accepted" if res.accepted else "rejected",
+        "reject_reason": res.reason, "reject_detail": None, "objective": res.objective,
+        "minhash": None, **stamp})
+    out["verifications"].extend({**check_row(did, c), **stamp} for c in res.checks)
+    params = json.dumps({"line": s.line, "seed_id": s.id, "metadata": s.metadata})
+    out["lineage"].append({"id": edge_id(sid, did, "imported"), "parent_id": sid,
+                           "parent_kind": "source", "child_id": did, "child_kind": "document",
+                           "relation": "imported", "operator": "seed", "params": params,
+                           **stamp})
+    if res.instance:
+        iid = res.instance["id"]
+        out["instances"].setdefault(iid, {**res.instance, **stamp})
+        out["verifications"].extend({**v, **stamp} for v in res.verifications)
+        out["lineage"].append({"id": edge_id(did, iid, "captured"), "parent_id": did,
+                               "parent_kind": "document", "child_id": iid,
+                               "child_kind": "instance", "relation": "captured",
+                               "operator": "sandbox", "params": params, **stamp})
+
+
+def _write(store: Store, batch: list[SeedResult], sid: str, stamp: dict[str, Any],
+           source: dict[str, Any]) -> None:
+    """One batch of outcomes in one transaction (content ids: a rerun rewrites the same)."""
+    out: dict[str, Any] = {"documents": [], "verifications": [], "lineage": [],
+                           "instances": {}}
+    for res in batch:
+        _rows(res, sid, stamp, out)
+    with store.transaction():
+        store.insert("sources", [source])
+        store.insert("instances", list(out["instances"].values()))
+        store.insert("documents", out["documents"], on_conflict="replace")
+        store.insert("verifications", out["verifications"], on_conflict="replace")
+        store.insert("lineage", out["lineage"])
+
+
 def import_seeds(store: Store, path: Path, workers: int = 1, skip_bad: bool = False,
                  executor: Executor | None = None,
                  on_result: Callable[[SeedReport], None] | None = None,
                  on_start: Callable[[int], None] | None = None) -> SeedReport:
-    """Import every seed of ``path`` (validated first: a bad line stops the import before any
-    write unless ``skip_bad``); ids are content hashes, so running it again changes nothing."""
+    """Import every seed of ``path`` (checked first in one streaming pass: a bad line stops
+    the import before any write unless ``skip_bad``), streamed through the workers and
+    written in batches; ids are content hashes, so running it again changes nothing."""
     start = time.perf_counter()
-    seeds, skipped = read_seeds(path, skip_bad)
-    data = path.read_bytes()
-    sha = hashlib.sha256(data).hexdigest()
+    scan = scan_seeds(path, skip_bad)
     abspath = os.path.abspath(path)
-    sid = content_id("src", abspath, sha)
-    run_id = content_id("run", "import-seeds", sha)
-    report = SeedReport(seeds=len(seeds), skipped=skipped)
+    sid = content_id("src", abspath, scan.sha256)
+    run_id = content_id("run", "import-seeds", scan.sha256)
+    report = SeedReport(seeds=scan.seeds, skipped=scan.skipped)
     if on_start:
-        on_start(len(seeds))
+        on_start(scan.seeds)
+    now = utcnow()
+    stamp = {"created_at": now, "run_id": run_id}
+    source = {"id": sid, "path": abspath, "sha256": scan.sha256, "format": "seed-jsonl",
+              "size_bytes": scan.size, "first_seen_at": now, "run_id": run_id}
     own = executor is None
     executor = executor or make_executor(workers)
-    results: list[SeedResult] = []
+    batch: list[SeedResult] = []
     try:
-        for res in executor.map(_process, seeds):
-            results.append(res)
+        for res in executor.map(_process, iter_seeds(path)):
+            batch.append(res)
             report.ran += res.run_status == "ok"
             report.solved += res.objective is not None
             report.accepted += res.accepted
@@ -245,58 +387,24 @@ def import_seeds(store: Store, path: Path, workers: int = 1, skip_bad: bool = Fa
                 report.reasons[res.reason or "?"] += 1
             if on_result:
                 on_result(report)
+            if len(batch) >= BATCH:
+                _write(store, batch, sid, stamp, source)
+                batch = []
+        _write(store, batch, sid, stamp, source)
     finally:
         if own:
             executor.close()
-    now = utcnow()
-    stamp = {"created_at": now, "run_id": run_id}
-    docs, instances, vers, edges = [], {}, [], []
-    for res in results:
-        s = res.seed
-        form = str(s.metadata.get("mode") or "")
-        did = content_id("doc", "seed", s.id, s.problem, s.answer)
-        docs.append({
-            "id": did, "instance_id": res.instance["id"] if res.instance else None,
-            "semantic_id": None, "kind": "seed", "form": form or None, "text": s.problem,
-            "data_files": json.dumps(res.files) if res.files else None, "program": res.code,
-            "renderer": f"seed:{s.metadata.get('seed_stage', 'external')}",
-            "template": s.metadata.get("answer_style"), "statement": s.problem,
-            "style": s.metadata.get("answer_style"), "solver": "gurobipy",
-            "messages": json.dumps([{"role": "user", "content": s.problem},
-                                    {"role": "assistant", "content": s.answer}]),
-            "status": "accepted" if res.accepted else "rejected",
-            "reject_reason": res.reason, "reject_detail": None, "objective": res.objective,
-            "minhash": None, **stamp})
-        vers.extend({**check_row(did, c), **stamp} for c in res.checks)
-        params = json.dumps({"line": s.line, "seed_id": s.id, "metadata": s.metadata})
-        edges.append({"id": edge_id(sid, did, "imported"), "parent_id": sid,
-                      "parent_kind": "source", "child_id": did, "child_kind": "document",
-                      "relation": "imported", "operator": "seed", "params": params, **stamp})
-        if res.instance:
-            iid = res.instance["id"]
-            instances.setdefault(iid, {**res.instance, **stamp})
-            vers.extend({**v, **stamp} for v in res.verifications)
-            edges.append({"id": edge_id(did, iid, "captured"), "parent_id": did,
-                          "parent_kind": "document", "child_id": iid,
-                          "child_kind": "instance", "relation": "captured",
-                          "operator": "sandbox", "params": params, **stamp})
     report.seconds = time.perf_counter() - start
     with store.transaction():
-        store.insert("sources", [{"id": sid, "path": abspath, "sha256": sha,
-                                  "format": "seed-jsonl", "size_bytes": len(data),
-                                  "first_seen_at": now, "run_id": run_id}])
-        store.insert("instances", list(instances.values()))
-        store.insert("documents", docs, on_conflict="replace")
-        store.insert("verifications", vers, on_conflict="replace")
-        store.insert("lineage", edges)
         store.insert("runs", [{"id": run_id, "command": "import-seeds",
                                "config": {"path": abspath, "workers": workers},
                                "counts": {"seeds": report.seeds, "ran": report.ran,
                                           "solved": report.solved,
-                                          "accepted": report.accepted},
+                                          "accepted": report.accepted,
+                                          "bad_lines_skipped": len(scan.skipped)},
                                "status": "complete", "ortrex_version": __version__,
                                "started_at": now, "finished_at": utcnow()}])
     return report
 
 
-__all__ = ["JobError", "SeedFileError", "import_seeds", "read_seeds"]
+__all__ = ["JobError", "SeedFileError", "import_seeds", "iter_seeds", "read_seeds", "scan_seeds"]

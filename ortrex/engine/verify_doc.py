@@ -89,8 +89,9 @@ def verify_program(code: str, files: dict[str, str], instance: CanonicalModel,
     if run.status != "ok":
         return ProgramVerdict(checks)
     t1 = time.perf_counter()
-    if run.captured is None:
-        checks.append(Check("equivalence", "fail", details={"why": "no model was captured"}))
+    if run.capture_status != "ok" or run.captured is None:
+        checks.append(Check("equivalence", "fail", details={
+            "why": f"no trusted model capture ({run.capture_status}): {run.capture_detail}"}))
         return ProgramVerdict(checks)
     try:
         captured = loads(run.captured.decode("utf-8", "replace"), "mps", "<captured model>")

@@ -1,19 +1,20 @@
-"""Scoring one completion: extract the program, run it in the sandbox, read its objective or
-its LP, compare, and name the failure.
+"""Scoring one completion: extract the program, run it in the sandbox, re-solve the model it
+left (or read the LP it wrote), compare, and name the failure.
 
-The objective comes from the model the program built (captured inside the sandbox with its
-solve state): its optimum when the program solved it; when it built the model without
-optimizing it (the bench4opt reference programs write an LP and stop; the B4O-Feasible contract
-only asks for a ``model`` object) the captured model is optimized here; only when no model was
-captured is the ``OPTIMAL_OBJECTIVE:`` contract line read. Failure classes: ``no_code``,
-``syntax``, ``runtime:<Exception>``, ``gurobi_api``, ``timeout``, ``no_objective``,
-``infeasible``, ``wrong_objective``, ``no_lp``, ``not_equivalent``, ``undecided``, plus
-``api_error`` (no completion) and ``unscoreable`` (no usable ground truth).
+The objective is never what the program printed or what its process reported: the model it
+left behind is captured in the sandbox, read back and solved *here* (``verifiers.resolve``).
+A program that leaves no model fails (``no_model``, whatever it printed); a capture that
+cannot be read is ``bad_capture``; one the program tampered with or imitated is
+``forged_capture``; a model whose optimum no data decides (every variable of its objective
+fixed by its bounds: the answer typed in) is ``trivial_model``. Other
+failure classes: ``no_code``, ``syntax``, ``runtime:<Exception>``, ``gurobi_api``,
+``timeout``, ``no_objective``, ``infeasible``, ``wrong_objective``, ``no_lp``,
+``not_equivalent``, ``undecided``, plus ``api_error`` (no completion) and ``unscoreable`` (no
+usable ground truth).
 """
 
 from __future__ import annotations
 
-import math
 import re
 import threading
 from dataclasses import asdict, dataclass, field
@@ -65,7 +66,7 @@ class Verdict:
     failure: str | None = None  # the failure class (None when passed)
     detail: str = ""
     objective: float | None = None
-    objective_source: str | None = None  # model | resolved | contract
+    objective_source: str | None = None  # resolved:<solver>: the parent's own solve
     equivalence: str | None = None  # ORGEval: equivalent | not_equivalent | undecided
     rules: dict[str, bool] = field(default_factory=dict)  # every tolerance rule's outcome
     exec_s: float = 0.0
@@ -112,49 +113,34 @@ def _compare(v: Verdict, answer: float, rule: str) -> Verdict:
     return v
 
 
-def _resolve(mps: bytes) -> tuple[str, float | None, str]:
-    """Optimize a captured model here: (status, objective, solver)."""
-    from ortrex.ir.formats import loads
-    from ortrex.verifiers.solvers import SolveStatus, solve
-
-    model = loads(mps.decode("utf-8", "replace"), "mps", "captured model")
-    res = solve(model, "gurobi", time_limit=60, threads=1)
-    if res.status in (SolveStatus.SKIPPED_LICENSE, SolveStatus.ERROR, SolveStatus.UNSUPPORTED):
-        res = solve(model, "highs", time_limit=60, threads=1)
-    return res.status.value, res.objective, res.solver
-
-
 def _objective(r: RunResult, v: Verdict) -> Verdict:
-    """Where the objective comes from (see the module docstring)."""
-    state = r.state or {}
-    status = state.get("status")
-    if r.captured is not None and status == "optimal" and state.get("objective") is not None:
-        v.objective, v.objective_source = float(state["objective"]), "model"
+    """The parent's optimum of the model the program left (see the module docstring)."""
+    from ortrex.verifiers.resolve import CaptureError, resolve_capture
+
+    if r.capture_status != "ok" or r.captured is None:
+        v.failure = "forged_capture" if r.capture_status == "forged" else "no_model"
+        printed = _CONTRACT.findall(r.stdout)
+        v.detail = (r.capture_detail or "no model was captured") + (
+            f" (it printed OPTIMAL_OBJECTIVE: {printed[-1]}, which is not a score)"
+            if printed else "")
         return v
-    if r.captured is not None and status in (None, "not_solved"):
-        try:
-            st, obj, solver = _resolve(r.captured)
-        except Exception as exc:  # a captured file we cannot read back is the program's fault
-            v.failure, v.detail = "no_objective", f"captured model unreadable: {exc}"[:300]
-            return v
-        if st == "optimal" and obj is not None:
-            v.objective, v.objective_source = obj, f"resolved:{solver}"
-            return v
-        status = st
-    if status in ("infeasible", "unbounded", "infeasible_or_unbounded"):
-        v.failure, v.detail = "infeasible", f"the model is {status}"
+    try:
+        res = resolve_capture(r.captured)
+    except CaptureError as exc:
+        v.failure, v.detail = "bad_capture", str(exc)[:300]
         return v
-    if status in ("time_limit", "suboptimal"):
-        v.failure, v.detail = "timeout", f"the solver stopped: {status}"
-        return v
-    m = _CONTRACT.findall(r.stdout)
-    if m:
-        val = float(m[-1])
-        if math.isfinite(val):
-            v.objective, v.objective_source = val, "contract"
+    if res.status == "optimal" and res.objective is not None:
+        if res.trivial:  # an optimum no data decides is no answer
+            v.failure, v.detail = "trivial_model", res.trivial
             return v
-    v.failure = "no_objective"
-    v.detail = f"solver status {status}" if status else "no model built and no OPTIMAL_OBJECTIVE"
+        v.objective, v.objective_source = res.objective, f"resolved:{res.solver}"
+        return v
+    if res.status in ("infeasible", "unbounded", "infeasible_or_unbounded"):
+        v.failure, v.detail = "infeasible", f"the model is {res.status}"
+    elif res.status == "time_limit":
+        v.failure, v.detail = "timeout", "the model was not solved within the parent's time limit"
+    else:
+        v.failure, v.detail = "no_objective", f"the parent's solve ended {res.status}"
     return v
 
 

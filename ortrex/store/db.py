@@ -47,20 +47,34 @@ def _first_line(exc: BaseException) -> str:
     return str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
 
 
+_LOCKED = re.compile(r"\b(?:could not set lock|conflicting lock|lock(?:ed)? by)\b", re.I)
+_CORRUPT = re.compile(r"corrupt|checksum|not a valid DuckDB|truncat|unexpected end|"
+                      r"failed to read|could not read", re.I)
+
+
 def _open_error(path: Path, exc: duckdb.Error) -> StoreError:
     msg = str(exc)
-    if "lock" in msg.lower():
+    if "not a valid DuckDB database" in msg:
+        return StoreCorruptError(f"{path} is not a DuckDB database (corrupt or another file type)")
+    if _CORRUPT.search(msg):
+        return _corrupt(path, exc)
+    if _LOCKED.search(msg):  # a word, not "block" inside a checksum message
         pid = re.search(r"PID (\d+)", msg)
         who = f" (PID {pid.group(1)})" if pid else ""
         return StoreLockedError(f"store {path} is locked by another process{who}; "
                                 "close it and retry")
-    if "not a valid DuckDB database" in msg:
-        return StoreCorruptError(f"{path} is not a DuckDB database (corrupt or another file type)")
     return StoreCorruptError(f"cannot open store {path}: {_first_line(exc)}")
+
+
+def _corrupt(path: Path, exc: duckdb.Error | str) -> StoreCorruptError:
+    what = exc if isinstance(exc, str) else _first_line(exc)
+    return StoreCorruptError(f"store {path} is corrupt ({what}); restore it from a backup")
 
 
 def _write_error(path: Path, exc: duckdb.Error) -> StoreError:
     msg = _first_line(exc)
+    if _CORRUPT.search(msg):
+        return _corrupt(path, exc)
     if "space" in msg.lower() or "too large" in msg.lower():
         return StoreError(f"cannot write to store {path}: the disk is full ({msg})")
     return StoreError(f"cannot write to store {path}: {msg}")
@@ -111,7 +125,13 @@ class Store:
         except duckdb.Error as exc:
             raise _open_error(self.path, exc) from None
         try:
+            if exists:
+                self._check_size()
             self.schema_version = self._ensure_schema(migrations, target_version)
+        except duckdb.Error as exc:
+            self.conn.close()
+            raise _corrupt(self.path, exc) if _CORRUPT.search(str(exc)) else \
+                _open_error(self.path, exc) from None
         except BaseException:
             self.conn.close()
             raise
@@ -124,6 +144,18 @@ class Store:
         if len(head) < 12 or head[8:12] != _DUCKDB_MAGIC:
             raise StoreCorruptError(
                 f"{self.path} is not a DuckDB database (corrupt or another file type)")
+
+    def _check_size(self) -> None:
+        """A file shorter than the blocks its header counts was truncated (DuckDB would only
+        notice when a query reaches a missing block)."""
+        rel = self.conn.execute("PRAGMA database_size")
+        names = [d[0] for d in rel.description]
+        row = dict(zip(names, rel.fetchone() or (), strict=False))
+        need = int(row.get("block_size") or 0) * int(row.get("total_blocks") or 0)
+        have = self.path.stat().st_size
+        if have < need:
+            raise _corrupt(self.path, f"truncated: {have:,} bytes, its header counts "
+                                      f"{need:,} bytes of blocks")
 
     def _tables(self) -> set[str]:
         rows = self.conn.execute(
@@ -211,7 +243,7 @@ class Store:
         try:
             ((count,),) = self.conn.execute(
                 f"{verb} INTO {table} BY NAME SELECT * FROM {view}").fetchall()
-        except duckdb.IOException as exc:
+        except (duckdb.IOException, duckdb.InternalException, duckdb.FatalException) as exc:
             raise _write_error(self.path, exc) from None
         finally:
             self.conn.unregister(view)
@@ -226,6 +258,8 @@ class Store:
                 return pl.DataFrame()
             return pl.from_arrow(rel.to_arrow_table())  # type: ignore[return-value]
         except duckdb.Error as exc:
+            if _CORRUPT.search(str(exc)):
+                raise _corrupt(self.path, exc) from None
             raise QueryError(f"SQL error: {_first_line(exc)}") from None
 
     def counts(self) -> dict[str, int]:

@@ -1,37 +1,42 @@
-"""Kernel isolation for sandboxed programs: namespaces, Landlock and resource limits.
+"""Kernel isolation for sandboxed programs: what this machine offers, and the steps a program's
+process takes to confine itself before the program runs.
 
-Everything here runs inside the forked child that becomes the program. What the kernel offers is
-probed, used when present, and reported: a sandbox never claims an isolation it does not have.
+Modes, the strongest the kernel allows (probed once per process, never assumed):
 
-* user + network + PID namespaces (``unshare``): no network interface but a downed loopback; the
-  program's first process is the namespace's init, so killing it kills every descendant, even
-  ones that left the process group.
-* Landlock (Linux >= 5.13): writes only inside the sandbox directory (and to /dev/null); TCP
-  bind and connect refused (ABI >= 4); no signals to processes outside the sandbox (ABI >= 6).
-* rlimits: CPU seconds, address space, file size, open files, processes.
+* ``root``: ortrex runs as root; the run gets new mount, PID, network, IPC and UTS namespaces,
+  and the program drops to the unprivileged user 65534 (a Unix-socket peer never sees root);
+* ``user``: the same namespaces inside a new user namespace, the program's capabilities dropped;
+* ``landlock``: no namespaces: Landlock confines reads to the interpreter and system libraries,
+  writes to the run's directory; processes and the network stay visible (reported so);
+* ``none``: rlimits only (reported, and warned about once).
+
+In every mode that has it: Landlock (writes only in the work directory and ``/tmp``, no TCP, no
+signals or abstract sockets outside), seccomp (``syscalls``), cgroups (``cgroups``: one memory
+cap for the whole run, a process cap, kill-all), rlimits (CPU seconds, address space, file
+size, open files) and an allow-listed environment (no API keys, proxies or ``ORTREX_*``).
 """
 
 from __future__ import annotations
 
-import ctypes
 import os
 import resource
-import time
+import sys
 from dataclasses import dataclass
 from functools import lru_cache
 
-CLONE_NEWNS, CLONE_NEWUSER, CLONE_NEWPID, CLONE_NEWNET = 0x20000, 0x10000000, 0x20000000, \
-    0x40000000
-PR_SET_NO_NEW_PRIVS = 38
-_SYS_LANDLOCK_CREATE, _SYS_LANDLOCK_ADD_RULE, _SYS_LANDLOCK_RESTRICT = 444, 445, 446
-_RULE_PATH_BENEATH = 1
+from ortrex.verifiers import cgroups, landlock, linux, rootfs, syscalls
+from ortrex.verifiers.rootfs import WORKDIR, RootPlan
 
-# Landlock filesystem rights that change the filesystem (reads stay allowed everywhere).
-_FS_WRITE = (1 << 1) | (1 << 4) | (1 << 5) | (1 << 6) | (1 << 7) | (1 << 8) | (1 << 9) | \
-    (1 << 10) | (1 << 11) | (1 << 12)
-_FS_REFER, _FS_TRUNCATE = 1 << 13, 1 << 14
-_NET_TCP = (1 << 0) | (1 << 1)  # bind, connect
-_SCOPE_ALL = (1 << 0) | (1 << 1)  # abstract unix sockets, signals
+SANDBOX_UID = SANDBOX_GID = 65534  # "nobody": what a root-run sandbox program becomes
+_NS = linux.CLONE_NEWNS | linux.CLONE_NEWPID | linux.CLONE_NEWNET | linux.CLONE_NEWIPC | \
+    linux.CLONE_NEWUTS
+# The whole environment a program sees (nothing is inherited).
+_PROGRAM_ENV = {"PATH": "/usr/local/bin:/usr/bin:/bin", "LANG": "C.UTF-8",
+                "PYTHONDONTWRITEBYTECODE": "1", "OMP_NUM_THREADS": "1",
+                "OPENBLAS_NUM_THREADS": "1", "MKL_NUM_THREADS": "1", "USER": "sandbox",
+                "LOGNAME": "sandbox"}
+# What the fork server keeps of its parent's environment (its memory is every program's).
+SERVER_ENV_KEYS = ("PATH", "PYTHONPATH", "LANG", "LC_ALL", "TZ", "TMPDIR")
 
 
 @dataclass(frozen=True)
@@ -40,188 +45,126 @@ class Limits:
 
     wall_s: float = 30.0
     cpu_s: int = 30
-    memory_mb: int = 2048  # address space on top of what the (warm) process already maps
+    memory_mb: int = 2048  # the whole run (memory cgroup); also each process's address space
     file_mb: int = 64  # the largest file it may write (stdout and stderr included)
+    disk_mb: int = 256  # everything it writes (work directory, /tmp, /dev/shm: one tmpfs)
     output_bytes: int = 256_000  # stdout / stderr kept, each
-    max_procs: int = 128  # processes and threads of the sandbox user, all programs together
+    max_procs: int = 128  # processes and threads of the run
     max_files: int = 256
 
 
-def _libc() -> ctypes.CDLL:
-    return ctypes.CDLL(None, use_errno=True)
+@dataclass(frozen=True)
+class Plan:
+    """How runs are confined on this machine (computed once per process)."""
+
+    mode: str  # root | user | landlock | none
+    root: RootPlan
+    landlock_abi: int
+    seccomp: bool
+    cgroups: dict[str, str]
+
+    @property
+    def namespaces(self) -> bool:
+        """Whether runs get their own namespaces (and a minimal root)."""
+        return self.mode in ("root", "user")
 
 
-@lru_cache(maxsize=1)
-def landlock_abi() -> int:
-    """The kernel's Landlock ABI version (0 when unavailable)."""
-    r = _libc().syscall(_SYS_LANDLOCK_CREATE, None, ctypes.c_size_t(0), ctypes.c_uint32(1))
-    return max(int(r), 0)
-
-
-@lru_cache(maxsize=1)
-def namespaces_available() -> bool:
-    """Whether an unprivileged process may create user, network and PID namespaces here."""
+def _probe(flags: int, map_ids: bool) -> bool:
+    """Whether a child may enter namespaces ``flags`` and mount a tmpfs there."""
+    uid, gid = os.getuid(), os.getgid()
     pid = os.fork()
     if pid == 0:  # probe in a throw-away child: unshare changes the caller for good
-        ok = _libc().unshare(CLONE_NEWUSER | CLONE_NEWNET | CLONE_NEWPID) == 0
-        os._exit(0 if ok else 1)
+        try:
+            linux.unshare(flags)
+            if map_ids:
+                write_id_maps(uid, gid)
+            linux.mount(None, "/", None, linux.MS_REC | linux.MS_PRIVATE)
+            linux.mount("tmpfs", "/tmp", "tmpfs", linux.MS_NOSUID | linux.MS_NODEV, "size=1m")
+            os._exit(0)
+        except BaseException:
+            os._exit(1)
     _, status = os.waitpid(pid, 0)
     return os.waitstatus_to_exitcode(status) == 0
 
 
-def support() -> dict[str, str]:
-    """What a sandbox on this machine isolates, in words (stored with every run)."""
-    ns = namespaces_available()
-    abi = landlock_abi()
-    return {
-        "network": "network namespace" if ns else (
-            "landlock: TCP refused (UDP open)" if abi >= 4 else "NONE"),
-        "filesystem": "landlock: writes only in the sandbox directory" if abi else "NONE",
-        "processes": ("PID namespace" if ns else "process group only") + (
-            ", cgroup pids.max" if pids_cgroup_root() else
-            (", RLIMIT_NPROC" if os.getuid() else ", NO process cap (root ignores NPROC)")),
-        "signals": "landlock scope" if abi >= 6 else ("PID namespace" if ns else "NONE"),
-    }
-
-
-_PIDS_ROOTS = ("/sys/fs/cgroup/pids", "/sys/fs/cgroup")
+def write_id_maps(uid: int, gid: int) -> None:
+    """Map this user namespace's root to the caller's own ids (the one mapping an
+    unprivileged process may write)."""
+    for path, text in (("/proc/self/setgroups", "deny"), ("/proc/self/uid_map", f"0 {uid} 1"),
+                       ("/proc/self/gid_map", f"0 {gid} 1")):
+        linux.write_file(path, text)
 
 
 @lru_cache(maxsize=1)
-def pids_cgroup_root() -> str | None:
-    """A writable cgroup directory with the pids controller (v1 or v2), if any."""
-    for root in _PIDS_ROOTS:
-        if not os.path.isdir(root) or not os.access(root, os.W_OK):
-            continue
-        if root.endswith("/pids") or "pids" in _read(os.path.join(root, "cgroup.controllers")):
-            probe = os.path.join(root, f"ortrex-probe-{os.getpid()}")
-            try:
-                os.mkdir(probe)
-                os.rmdir(probe)
-                return root
-            except OSError:
-                continue
-    return None
+def detect_mode() -> str:
+    """The strongest isolation mode this process can use."""
+    if os.geteuid() == 0 and _probe(_NS, False):
+        return "root"
+    if _probe(_NS | linux.CLONE_NEWUSER, True):
+        return "user"
+    return "landlock" if landlock.abi() else "none"
 
 
-def _read(path: str) -> str:
-    try:
-        with open(path) as f:
-            return f.read()
-    except OSError:
-        return ""
+_PLANS: dict[tuple[str | None, tuple[str, ...]], Plan] = {}
 
 
-def make_pids_cgroup(limit: int) -> str | None:
-    """A fresh cgroup capping processes and threads at ``limit`` (root ignores RLIMIT_NPROC,
-    so this is what stops a fork bomb when running as root). None where there is none."""
-    root = pids_cgroup_root()
-    if root is None:
-        return None
-    path = os.path.join(root, f"ortrex-sandbox-{os.getpid()}-{time.monotonic_ns()}")
-    try:
-        os.mkdir(path)
-        with open(os.path.join(path, "pids.max"), "w") as f:
-            f.write(str(limit))
-    except OSError:
-        return None
-    return path
+def plan(mode: str | None = None, hidden: tuple[str, ...] = ()) -> Plan:
+    """The plan of this process's runs; ``mode`` forces a weaker mode (tests, benchmarks)."""
+    key = (mode, hidden)
+    if key not in _PLANS:
+        chosen = detect_mode()
+        order = ("root", "user", "landlock", "none")
+        if mode is not None:
+            if mode not in order:
+                raise ValueError(f"unknown sandbox mode {mode!r}; expected one of {order}")
+            if order.index(mode) < order.index(chosen) or (mode == "user" and not _probe(
+                    _NS | linux.CLONE_NEWUSER, True)):
+                raise ValueError(f"sandbox mode {mode!r} is not available here (best: "
+                                 f"{chosen!r})")
+            chosen = mode
+        bare = chosen == "none"  # rlimits and cgroups only
+        _PLANS[key] = Plan(chosen, rootfs.make_plan(hidden), 0 if bare else landlock.abi(),
+                           not bare and syscalls.available(), cgroups.available())
+    return _PLANS[key]
 
 
-def join_cgroup(path: str | None) -> None:
-    """Move the calling process into ``path``."""
-    if path:
-        with open(os.path.join(path, "cgroup.procs"), "w") as f:
-            f.write("0")
+def support(p: Plan | None = None) -> dict[str, str]:
+    """What a sandbox on this machine isolates, in words (stored with every run). A layer the
+    machine lacks starts with ``NONE:``, a weaker stand-in with ``WEAK:``; nothing is claimed
+    that the kernel did not give."""
+    p = p or plan()
+    ns, abi, cg = p.namespaces, p.landlock_abi, p.cgroups
+    procs = ", ".join([cg.get("pids", "RLIMIT_NPROC"), *([cg["kill"]] if "kill" in cg else [])])
+    return {
+        "mode": p.mode,
+        "filesystem": ("mount namespace: minimal read-only root, private work directory and "
+                       "/tmp" + (", landlock" if abi else "")) if ns else (
+            "WEAK: landlock only: reads limited to the interpreter and system libraries, "
+            "writes to the run directory" if abi else "NONE: the whole host filesystem"),
+        "network": "network namespace (no interface)" if ns else (
+            "WEAK: landlock: TCP refused, UDP open" if abi >= 4 else "NONE: host network"),
+        "sockets": "seccomp: IPv4/IPv6 only, no Unix sockets" if p.seccomp else (
+            "WEAK: no seccomp; host Unix sockets unreachable from the minimal root" if ns else
+            "NONE: host Unix sockets reachable"),
+        "processes": (f"PID namespace with its own /proc, {procs}" if ns else
+                      f"NONE: host processes visible; {procs}"),
+        "memory": (f"{cg['memory']} for the whole run" if "memory" in cg else
+                   "WEAK: RLIMIT_AS per process only") + (
+            ", size-capped tmpfs work directory" if ns else
+            " (WEAK: disk use not capped)"),
+        "signals": "landlock scope" if abi >= 6 else (
+            "PID namespace" if ns else "NONE: host processes can be signalled"),
+        "privileges": {"root": f"uid {SANDBOX_UID}, no capabilities",
+                       "user": "user namespace, no capabilities",
+                       "landlock": "no capabilities",
+                       "none": "NONE: the caller's privileges"}[p.mode],
+        "environment": "allow-list (no API keys, proxies or ORTREX_*)",
+    }
 
 
-_LEFT: list[str] = []  # cgroups whose last processes were still being reaped
-
-
-def remove_cgroup(path: str | None) -> None:
-    """Remove a sandbox cgroup; one still busy (its killed processes not yet reaped by the
-    kernel) is retried on later calls instead of being waited for."""
-    for p in [*_LEFT, *([path] if path else [])]:
-        try:
-            os.rmdir(p)
-            if p in _LEFT:
-                _LEFT.remove(p)
-        except FileNotFoundError:
-            if p in _LEFT:
-                _LEFT.remove(p)
-        except OSError:
-            if p not in _LEFT:
-                _LEFT.append(p)
-
-
-def remove_left_cgroups(wait_s: float = 2.0) -> None:
-    """Retry the busy cgroups for up to ``wait_s`` (at exit)."""
-    deadline = time.monotonic() + wait_s
-    while _LEFT and time.monotonic() < deadline:
-        remove_cgroup(None)
-        if _LEFT:
-            time.sleep(0.02)
-
-
-def enter_namespaces() -> bool:
-    """Move the calling process into new user, network and PID namespaces (its next child is
-    the PID namespace's init). Returns False, changing nothing, where the kernel refuses."""
-    uid, gid = os.getuid(), os.getgid()
-    if _libc().unshare(CLONE_NEWUSER | CLONE_NEWNET | CLONE_NEWPID) != 0:
-        return False
-    # Keep the same ids inside, so the program sees who it is and owns its files.
-    for path, text in (("/proc/self/setgroups", "deny"), ("/proc/self/uid_map", f"{uid} {uid} 1"),
-                       ("/proc/self/gid_map", f"{gid} {gid} 1")):
-        try:
-            with open(path, "w") as f:
-                f.write(text)
-        except OSError:
-            pass
-    return True
-
-
-class _RulesetAttr(ctypes.Structure):
-    _fields_ = [("handled_access_fs", ctypes.c_uint64), ("handled_access_net", ctypes.c_uint64),
-                ("scoped", ctypes.c_uint64)]
-
-
-class _PathBeneath(ctypes.Structure):
-    _pack_ = 1
-    _fields_ = [("allowed_access", ctypes.c_uint64), ("parent_fd", ctypes.c_int32)]
-
-
-def restrict_writes(directory: str) -> bool:
-    """Landlock the calling process: filesystem changes only under ``directory`` (plus writes to
-    /dev/null), no TCP, no signals outside. Returns False where Landlock is unavailable."""
-    abi = landlock_abi()
-    if abi == 0:
-        return False
-    libc = _libc()
-    fs = _FS_WRITE | (_FS_REFER if abi >= 2 else 0) | (_FS_TRUNCATE if abi >= 3 else 0)
-    attr = _RulesetAttr(fs, _NET_TCP if abi >= 4 else 0, _SCOPE_ALL if abi >= 6 else 0)
-    size = 24 if abi >= 6 else (16 if abi >= 4 else 8)
-    ruleset = libc.syscall(_SYS_LANDLOCK_CREATE, ctypes.byref(attr), ctypes.c_size_t(size),
-                           ctypes.c_uint32(0))
-    if ruleset < 0:
-        return False
-    try:
-        for path, rights in ((directory, fs),
-                             ("/dev/null", (1 << 1) | (_FS_TRUNCATE if abi >= 3 else 0))):
-            fd = os.open(path, os.O_PATH | os.O_CLOEXEC)
-            try:
-                rule = _PathBeneath(rights, fd)
-                if libc.syscall(_SYS_LANDLOCK_ADD_RULE, ctypes.c_int(ruleset),
-                                ctypes.c_int(_RULE_PATH_BENEATH), ctypes.byref(rule),
-                                ctypes.c_uint32(0)) != 0:
-                    return False
-            finally:
-                os.close(fd)
-        if libc.prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0:
-            return False
-        return libc.syscall(_SYS_LANDLOCK_RESTRICT, ctypes.c_int(ruleset),
-                            ctypes.c_uint32(0)) == 0
-    finally:
-        os.close(ruleset)
+def gaps(report: dict[str, str]) -> list[str]:
+    """The layers a support report marks missing or weak."""
+    return [k for k, v in report.items() if v.startswith(("NONE", "WEAK")) or "(WEAK" in v]
 
 
 def _mapped_mb() -> int:
@@ -235,7 +178,7 @@ def _mapped_mb() -> int:
     return 0
 
 
-def apply_limits(limits: Limits) -> None:
+def apply_limits(limits: Limits, cap_processes: bool) -> None:
     """rlimits for the calling process (inherited by anything it starts)."""
     mb = 1 << 20
     resource.setrlimit(resource.RLIMIT_CPU, (limits.cpu_s, limits.cpu_s + 1))
@@ -243,5 +186,43 @@ def apply_limits(limits: Limits) -> None:
     resource.setrlimit(resource.RLIMIT_AS, (address, address))
     resource.setrlimit(resource.RLIMIT_FSIZE, (limits.file_mb * mb, limits.file_mb * mb))
     resource.setrlimit(resource.RLIMIT_NOFILE, (limits.max_files, limits.max_files))
-    resource.setrlimit(resource.RLIMIT_NPROC, (limits.max_procs, limits.max_procs))
+    if cap_processes:  # per user, machine-wide: only where no pids cgroup caps the run
+        resource.setrlimit(resource.RLIMIT_NPROC, (limits.max_procs, limits.max_procs))
     resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+
+
+def confine(p: Plan, base: str, limits: Limits, has_pids_cgroup: bool) -> tuple[str, str]:
+    """Confine the calling process (a fresh child of the run's supervisor, already in the
+    run's namespaces and cgroups) for good; returns the program's working directory and its
+    temporary directory."""
+    ids = (SANDBOX_UID, SANDBOX_GID) if p.mode == "root" else (os.getuid(), os.getgid())
+    with open("/proc/self/oom_score_adj", "w") as f:  # the program dies first, not its keeper
+        f.write("1000")
+    if p.namespaces:
+        linux.unshare(linux.CLONE_NEWNS)
+        rootfs.build_and_enter(p.root, base, *ids)
+        workdir, tmp = WORKDIR, "/tmp"
+        read = ["/"]
+        write = [WORKDIR, "/tmp", "/dev/shm", *(f"/dev/{d}" for d in ("null", "zero", "full"))]
+    else:
+        workdir, tmp = os.path.join(base, "work"), os.path.join(base, "tmp")
+        read = [*p.root.readable(), base]
+        write = [workdir, tmp, "/dev/null"]
+    os.chdir(workdir)
+    if p.mode == "root":
+        linux.drop_bounding_set()  # while CAP_SETPCAP is still held
+        os.setgroups([])  # then 0 -> 65534 clears every other capability set
+        os.setresgid(SANDBOX_GID, SANDBOX_GID, SANDBOX_GID)
+        os.setresuid(SANDBOX_UID, SANDBOX_UID, SANDBOX_UID)
+    elif p.mode in ("user", "landlock"):
+        linux.drop_capabilities()
+    os.environ.clear()
+    os.environ.update(_PROGRAM_ENV, HOME=workdir, TMPDIR=tmp)
+    apply_limits(limits, cap_processes=not has_pids_cgroup)
+    linux.no_new_privs()
+    if p.landlock_abi:
+        landlock.restrict(read, write)
+    if p.seccomp:
+        syscalls.load()
+    sys.argv = ["main.py"]
+    return workdir, tmp

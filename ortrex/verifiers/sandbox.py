@@ -1,326 +1,150 @@
 """Running untrusted Python programs: a warm fork server and a cold subprocess, same isolation.
 
-Each program runs in a fresh temporary directory holding its data files, in its own session and
-process group, inside new user / network / PID namespaces and under Landlock and rlimits where
-the kernel allows (``isolation.support()`` says what this machine gives; every result carries
-it). A wall-clock timeout kills the whole group; stdout and stderr are kept up to a cap. After
-the program ends, the model it built (a gurobipy ``Model`` or a highspy ``Highs`` among its
-globals, ``model`` / ``h`` first) is written out as MPS from inside the sandbox: the captured
-model, compared with the instance by the equivalence checker.
+Each run gets its own supervisor (``supervisor``), which confines the program (``isolation``:
+namespaces and a minimal root, Landlock, seccomp, cgroups, rlimits, an allow-listed
+environment), enforces the time limit and collects what came back; the program's model is
+captured by the in-sandbox harness (``harness``) and re-checked by the caller, never believed.
 
-The warm pool is a fork server: a process that has already imported numpy, gurobipy and highspy
-forks one child per program, so a small program costs a fork instead of an interpreter start.
+The warm pool is a fork server: a process that has imported numpy, gurobipy and highspy once.
+Right after those imports, before it has seen any job, it forks a *template*; every run's
+supervisor is a fresh fork of that template, so a program's process holds the preloaded
+modules and its own job, never a trace of an earlier job or result. The server itself (which
+does see every job) only creates the run's cgroups, hands the template two pipes, and reads
+the result back.
 """
 
 from __future__ import annotations
 
 import contextlib
-import json
 import os
 import pickle
-import select
-import shutil
 import signal
+import socket
 import struct
 import subprocess
 import sys
-import tempfile
 import threading
 import time
-import traceback
-from dataclasses import asdict, dataclass, field
-from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
-from ortrex.verifiers import isolation
+from ortrex.verifiers import cgroups, isolation, syscalls
 from ortrex.verifiers.isolation import Limits
+from ortrex.verifiers.programs import CAPTURE_STATUSES, Job, RunResult
+from ortrex.verifiers.supervisor import RunSpec, receive, send, supervise
 
-CAPTURE_FILE = "__captured_model__.mps"
-STATE_FILE = "__captured_state__.json"  # the captured model's solve status and objective
 # What the warm server imports before forking. Every fork copies the server's page tables, so
 # this is kept to what generated programs use (pandas and scipy would double the fork cost);
 # a program importing anything else pays for that import itself.
 PRELOAD = ("numpy", "gurobipy", "highspy")
 PRELOAD_SEEDS = (*PRELOAD, "pandas")  # external seed programs often read CSV with pandas
+_GRACE_S = 30.0  # beyond the wall limit, how long a supervisor may take to report
 _WARNED = False
 
-
-@dataclass
-class RunResult:
-    """What happened to one program."""
-
-    status: str  # ok | error | timeout | cpu_limit | memory_limit | output_limit | killed
-    exit_code: int | None
-    stdout: str
-    stderr: str
-    seconds: float
-    captured: bytes | None = None  # MPS text of the model the program built
-    truncated: bool = False
-    isolation: dict[str, str] = field(default_factory=dict)
-    # The captured model's state: solver, status ("optimal", "infeasible", "not_solved", ...)
-    # and objective when optimal, as the program left it.
-    state: dict[str, Any] | None = None
-    files: dict[str, bytes] = field(default_factory=dict)  # the job's ``collect`` outputs
-
-    def to_dict(self) -> dict[str, Any]:
-        """JSON-friendly (the captured model and collected files as their sizes)."""
-        d = asdict(self)
-        d["captured"] = None if self.captured is None else len(self.captured)
-        d["files"] = {k: len(v) for k, v in self.files.items()}
-        return d
+__all__ = ["CAPTURE_STATUSES", "PRELOAD", "PRELOAD_SEEDS", "Job", "Limits", "RunResult",
+           "Sandbox", "run_cold"]
 
 
-@dataclass(frozen=True)
-class Job:
-    """A program, its data files and limits."""
+def hidden_paths() -> tuple[str, ...]:
+    """Host paths no program may read even where a visible directory holds them: the
+    benchmark data (ground truths, reference LPs)."""
+    from ortrex.paths import benchmarks_dir
 
-    code: str
-    files: dict[str, str | bytes] = field(default_factory=dict)
-    limits: Limits = field(default_factory=Limits)
-    capture: bool = True
-    collect: tuple[str, ...] = ()  # files the program writes that come back (e.g. model.lp)
-
-    def __post_init__(self) -> None:
-        for name in self.files:
-            parts = name.split("/")
-            if not name or name == "main.py" or any(not p or p.startswith(".") for p in parts):
-                raise ValueError(f"data file name {name!r} must be a plain relative path")
+    found = [str(benchmarks_dir() or ""), os.environ.get("ORTREX_BENCHMARKS", "")]
+    return tuple(sorted({os.path.realpath(p) for p in found if p}))
 
 
-# ---------------------------------------------------------------- inside the sandbox
-_GRB_STATUS = {1: "not_solved", 2: "optimal", 3: "infeasible", 4: "infeasible_or_unbounded",
-               5: "unbounded", 9: "time_limit", 13: "suboptimal"}
+def server_env() -> dict[str, str]:
+    """The fork server's whole environment (every program's memory starts as a copy of it)."""
+    env = {k: os.environ[k] for k in isolation.SERVER_ENV_KEYS if k in os.environ}
+    env.update(OMP_NUM_THREADS="1", OPENBLAS_NUM_THREADS="1", MKL_NUM_THREADS="1",
+               PYTHONDONTWRITEBYTECODE="1")
+    return env
 
 
-def _write_state(state: dict[str, Any]) -> None:
-    with open(STATE_FILE, "w") as f:
-        json.dump(state, f)
+def _spec(job: Job, root: str | None, mode: str | None,
+          hidden: tuple[str, ...]) -> tuple[RunSpec, cgroups.RunCgroup]:
+    cg = cgroups.create(job.limits.memory_mb, job.limits.max_procs)
+    return RunSpec(job, mode, hidden, cg, root), cg
 
 
-def _capture(g: dict[str, Any]) -> None:
-    """Write the model the program built (gurobipy or highspy) as MPS in the working dir, and
-    its solve state (status, objective) beside it."""
-    for name in (CAPTURE_FILE, STATE_FILE):  # never report files the program wrote itself
-        with contextlib.suppress(OSError):
-            os.unlink(name)
-    found = [g.get("model"), g.get("m"), g.get("h"), *g.values()]
-    for obj in found:
-        mod = type(obj).__module__.split(".")[0]
-        try:
-            if mod == "gurobipy" and type(obj).__name__ == "Model":
-                obj.update()
-                obj.write(CAPTURE_FILE)
-                status = _GRB_STATUS.get(int(obj.Status), f"gurobi_{int(obj.Status)}")
-                objective = float(obj.ObjVal) if status == "optimal" and obj.SolCount else None
-                _write_state({"solver": "gurobipy", "status": status, "objective": objective})
-                return
-            if mod == "highspy" and type(obj).__name__ == "Highs":
-                obj.writeModel(CAPTURE_FILE)
-                name = obj.modelStatusToString(obj.getModelStatus()).lower()
-                status = {"optimal": "optimal", "infeasible": "infeasible",
-                          "unbounded": "unbounded", "not set": "not_solved",
-                          "empty": "not_solved"}.get(name, name.replace(" ", "_"))
-                objective = obj.getInfo().objective_function_value if status == "optimal" \
-                    else None
-                _write_state({"solver": "highspy", "status": status, "objective": objective})
-                return
-        except Exception as exc:  # a model that cannot be written is reported, not fatal
-            print(f"[sandbox] model capture failed: {exc}", file=sys.stderr)
-            return
-
-
-def _program_main(job: Job, workdir: str) -> int:
-    """Run the program in this process (already isolated); the exit code."""
-    g: dict[str, Any] = {"__name__": "__main__", "__file__": os.path.join(workdir, "main.py")}
-    code = 0
+def _exchange(spec: RunSpec, spec_w: int, res_r: int, pid: int) -> RunResult:
+    """Send the spec to a supervisor, wait for its result (bounded), clean up."""
+    deadline = time.monotonic() + spec.job.limits.wall_s + _GRACE_S
     try:
-        exec(compile(job.code, "main.py", "exec"), g)
-    except SystemExit as e:
-        code = e.code if isinstance(e.code, int) else (0 if e.code is None else 1)
-    except BaseException:
-        traceback.print_exc()
-        code = 1
-    finally:
-        with contextlib.suppress(Exception):
-            sys.stdout.flush()
-        if job.capture:
-            _capture(g)
-    return code
-
-
-def _become_program(job: Job, workdir: str, use_ns: bool, cgroup: str | None) -> None:
-    """In a fresh child: isolate, then run the program; never returns."""
-    code = 1
-    try:
-        os.setsid()
-        isolation.join_cgroup(cgroup)
-        if use_ns and isolation.enter_namespaces():
-            # After unshare the next child is the PID namespace's init and runs the program;
-            # this process only waits and passes the exit status on. When init ends, the
-            # kernel kills whatever is left inside. (One process fewer than an init that
-            # only waits: every fork of a process with gurobipy loaded costs milliseconds.)
-            pid = os.fork()
-            if pid:
-                _, status = os.waitpid(pid, 0)
-                os._exit(_encode(status))
-        os.chdir(workdir)
-        for fd, name in ((1, "stdout.txt"), (2, "stderr.txt")):
-            out = os.open(name, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-            os.dup2(out, fd)
-            os.close(out)
-        null = os.open("/dev/null", os.O_RDONLY)
-        os.dup2(null, 0)
-        os.close(null)
-        sys.stdout = open(1, "w", buffering=1, closefd=False)  # noqa: SIM115
-        sys.stderr = open(2, "w", buffering=1, closefd=False)  # noqa: SIM115
-        os.environ.update(TMPDIR=workdir, HOME=workdir, OMP_NUM_THREADS="1")
-        isolation.apply_limits(job.limits)
-        isolation.restrict_writes(workdir)
-        code = _program_main(job, workdir)
-    except BaseException:
-        traceback.print_exc()
-    finally:
-        os._exit(code)
-
-
-def _encode(status: int) -> int:
-    """An exit code that carries a signal death through one more process (128 + signal)."""
-    if os.WIFSIGNALED(status):
-        return 128 + os.WTERMSIG(status)
-    return os.waitstatus_to_exitcode(status) & 0xFF
-
-
-# ---------------------------------------------------------------- the parent side
-def _prepare(job: Job, root: str | None = None) -> str:
-    workdir = tempfile.mkdtemp(prefix="ortrex-sandbox-", dir=root)
-    for name, content in job.files.items():
-        mode = "wb" if isinstance(content, bytes) else "w"
-        path = os.path.join(workdir, name)
-        os.makedirs(os.path.dirname(path), exist_ok=True)
-        with open(path, mode) as f:
-            f.write(content)
-    with open(os.path.join(workdir, "main.py"), "w") as f:
-        f.write(job.code)
-    return workdir
-
-
-def _wait(pid: int, wall_s: float) -> tuple[int | None, bool, float]:
-    """(wait status, timed out, CPU seconds of it and its reaped children): wait for ``pid``
-    at most ``wall_s``; kill its group after."""
-    deadline = time.monotonic() + wall_s
-    try:
-        fd = os.pidfd_open(pid)
-    except (OSError, AttributeError):
-        fd = None
-    try:
-        while True:
-            left = deadline - time.monotonic()
-            if left <= 0:
-                break
-            if fd is not None:
-                select.select([fd], [], [], left)
-            done, status, usage = os.wait4(pid, os.WNOHANG)
-            if done:
-                return status, False, usage.ru_utime + usage.ru_stime
-            if fd is None:
-                time.sleep(min(0.005, left))
-    finally:
-        if fd is not None:
-            os.close(fd)
-    _kill_group(pid)
-    _, status, usage = os.wait4(pid, 0)
-    return status, True, usage.ru_utime + usage.ru_stime
-
-
-def _kill_group(pid: int) -> None:
-    for target in (lambda: os.killpg(pid, signal.SIGKILL), lambda: os.kill(pid, signal.SIGKILL)):
+        with contextlib.suppress(BrokenPipeError):
+            send(spec_w, spec)
+        result = receive(res_r, deadline)
+        if not isinstance(result, RunResult):
+            raise EOFError
+        return result
+    except TimeoutError:
         with contextlib.suppress(ProcessLookupError, PermissionError):
-            target()
-
-
-def _read_capped(path: str, cap: int) -> tuple[str, bool]:
-    try:
-        with open(path, "rb") as f:
-            data = f.read(cap + 1)
-    except OSError:
-        return "", False
-    return data[:cap].decode("utf-8", "replace"), len(data) > cap
-
-
-def _collect(job: Job, workdir: str, status: int | None, timed_out: bool, seconds: float,
-             iso: dict[str, str], cpu: float = 0.0) -> RunResult:
-    code = None if status is None else os.waitstatus_to_exitcode(status)
-    out, t1 = _read_capped(os.path.join(workdir, "stdout.txt"), job.limits.output_bytes)
-    err, t2 = _read_capped(os.path.join(workdir, "stderr.txt"), job.limits.output_bytes)
-    captured, state = None, None
-    cap_path = os.path.join(workdir, CAPTURE_FILE)
-    if job.capture and os.path.exists(cap_path):
-        with open(cap_path, "rb") as f:
-            captured = f.read()
-        with contextlib.suppress(OSError, ValueError), \
-                open(os.path.join(workdir, STATE_FILE)) as f:
-            state = json.load(f)
-    files = {}
-    for name in job.collect:
-        path = os.path.join(workdir, name)
-        # Only a regular file inside the work directory (a link could point anywhere).
-        if os.path.isfile(path) and not os.path.islink(path):
-            with open(path, "rb") as f:
-                files[name] = f.read()  # bounded by the file-size rlimit
-    # A signal death through the namespace init arrives as 128 + signal.
-    sig = -code if code is not None and code < 0 else (code - 128 if code and code > 128 else 0)
-    if timed_out:
-        verdict = "timeout"
-    elif sig == signal.SIGXCPU or (sig == signal.SIGKILL and cpu >= job.limits.cpu_s - 0.05):
-        # A namespace's init ignores SIGXCPU: the hard limit's SIGKILL ends it instead.
-        verdict = "cpu_limit"
-    elif sig == signal.SIGXFSZ or "[Errno 27] File too large" in err:
-        verdict = "output_limit"
-    elif "MemoryError" in err:
-        verdict = "memory_limit"
-    elif sig:
-        verdict = "killed"
-    else:
-        verdict = "ok" if code == 0 else "error"
-    shutil.rmtree(workdir, ignore_errors=True)
-    return RunResult(verdict, code, out, err, seconds, captured, t1 or t2, iso, state, files)
-
-
-def run_forked(job: Job, root: str | None = None) -> RunResult:
-    """Fork the calling process into the sandbox and run ``job`` there (the fork server's
-    step; call it from a single-threaded process)."""
-    iso = isolation.support()
-    workdir = _prepare(job, root)
-    use_ns = isolation.namespaces_available()
-    t0 = time.perf_counter()
-    cgroup = isolation.make_pids_cgroup(job.limits.max_procs)
-    pid = os.fork()
-    if pid == 0:
-        _become_program(job, workdir, use_ns, cgroup)
-    try:
-        status, timed_out, cpu = _wait(pid, job.limits.wall_s)
+            os.kill(pid, signal.SIGKILL)  # still running, so the PID is still its own
+        return RunResult("error", None, "", "sandbox failure: the supervisor did not report",
+                         spec.job.limits.wall_s + _GRACE_S)
+    except EOFError:
+        return RunResult("error", None, "", "sandbox failure: the supervisor died", 0.0)
     finally:
-        isolation.remove_cgroup(cgroup)
-    return _collect(job, workdir, status, timed_out, time.perf_counter() - t0, iso, cpu)
+        os.close(spec_w)
+        os.close(res_r)
+        cgroups.kill(spec.cgroup)
+        cgroups.remove(spec.cgroup)
 
 
-def _warn_once(iso: dict[str, str]) -> None:
-    global _WARNED
-    missing = [k for k, v in iso.items() if v in ("NONE", "process group only")]
-    if missing and not _WARNED:
-        _WARNED = True
-        print(f"ortrex sandbox: this kernel gives no isolation of {', '.join(missing)}; "
-              f"programs run with: {iso}", file=sys.stderr)
+# ---------------------------------------------------------------- the clean template
+def _template(sock: socket.socket) -> NoReturn:
+    """Fork one supervisor per request; it never sees a job (supervisors read their own)."""
+    null = os.open(os.devnull, os.O_RDWR)
+    os.dup2(null, 0)
+    os.dup2(null, 1)  # the server's pipes to its parent stay with the server
+    os.close(null)
+    signal.signal(signal.SIGCHLD, signal.SIG_IGN)  # supervisors are reaped by the kernel
+    while True:
+        try:
+            msg, fds, _, _ = socket.recv_fds(sock, 16, 2)
+        except OSError:
+            os._exit(0)
+        if not msg or len(fds) != 2:
+            os._exit(0)
+        pid = os.fork()
+        if pid == 0:
+            signal.signal(signal.SIGCHLD, signal.SIG_DFL)
+            sock.close()
+            supervise(fds[0], fds[1])
+        for fd in fds:
+            os.close(fd)
+        sock.sendall(struct.pack("<q", pid))
 
 
-# ---------------------------------------------------------------- fork server
-def _send(f: Any, obj: object) -> None:
+def _run_warm(sock: socket.socket, job: Job, root: str | None, mode: str | None,
+              hidden: tuple[str, ...]) -> RunResult:
+    spec, cg = _spec(job, root, mode, hidden)
+    spec_r, spec_w = os.pipe()
+    res_r, res_w = os.pipe()
+    try:
+        socket.send_fds(sock, [b"run"], [spec_r, res_w])
+        reply = sock.recv(8)
+        if len(reply) != 8:
+            raise RuntimeError("the sandbox template died")
+        (pid,) = struct.unpack("<q", reply)
+    except BaseException:
+        for fd in (spec_w, res_r):
+            os.close(fd)
+        cgroups.remove(cg)
+        raise
+    finally:
+        os.close(spec_r)
+        os.close(res_w)
+    return _exchange(spec, spec_w, res_r, pid)
+
+
+def _send_msg(f: Any, obj: object) -> None:
     data = pickle.dumps(obj, protocol=pickle.HIGHEST_PROTOCOL)
     f.write(struct.pack("<Q", len(data)) + data)
     f.flush()
 
 
-def _recv(f: Any) -> Any:
+def _recv_msg(f: Any) -> Any:
     head = f.read(8)
     if len(head) < 8:
         raise EOFError
@@ -328,57 +152,76 @@ def _recv(f: Any) -> Any:
     return pickle.loads(f.read(n))
 
 
-def serve(preload: tuple[str, ...] = PRELOAD) -> None:
-    """Fork-server loop on stdin/stdout: one pickled Job in, one RunResult out."""
+def serve() -> None:
+    """Fork-server loop on stdin/stdout: its settings (preload, mode, hidden paths) first, then
+    one pickled (Job, root) in, one RunResult out. (Settings come through the pipe, not argv:
+    a program's /proc/1/cmdline is the server's.)"""
     import importlib
 
+    rfile, wfile = sys.stdin.buffer, sys.stdout.buffer
+    preload, mode, hidden = _recv_msg(rfile)
     for name in preload:
         with contextlib.suppress(ImportError):
             importlib.import_module(name)
-    isolation.support()  # probe once, before serving
-    rfile, wfile = sys.stdin.buffer, sys.stdout.buffer
+    p = isolation.plan(mode, hidden)
+    if p.seccomp:
+        syscalls.program_filter()  # built once here, loaded in every program's process
+    ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+    if os.fork() == 0:
+        ours.close()
+        _template(theirs)
+    theirs.close()
     sys.stdout = sys.stderr  # stray prints of the server must not corrupt the pipe
-    _send(wfile, "ready")
+    _send_msg(wfile, ("ready", isolation.support(p)))
     while True:
         try:
-            job, root = _recv(rfile)
+            job, root = _recv_msg(rfile)
         except EOFError:
-            isolation.remove_left_cgroups()
+            cgroups.remove_left()
             return
         try:
-            result = run_forked(job, root)
+            result = _run_warm(ours, job, root, mode, hidden)
         except Exception as exc:
             result = RunResult("error", None, "", f"sandbox failure: {exc}", 0.0)
-        _send(wfile, result)
+        _send_msg(wfile, result)
 
 
 class Sandbox:
-    """A warm fork server (one program at a time; make one per worker)."""
+    """A warm fork server (one program at a time; make one per worker). ``mode`` forces a
+    weaker isolation mode than the machine's best (tests and benchmarks compare them)."""
 
-    def __init__(self, preload: tuple[str, ...] = PRELOAD, root: str | None = None) -> None:
+    def __init__(self, preload: tuple[str, ...] = PRELOAD, root: str | None = None,
+                 mode: str | None = None) -> None:
         self.root = root
+        hidden = hidden_paths()
         self.proc = subprocess.Popen(
-            [sys.executable, "-c", "from ortrex.verifiers.sandbox import serve; serve("
-             f"{tuple(preload)!r})"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-            start_new_session=True)
+            [sys.executable, "-c", "from ortrex.verifiers.sandbox import serve; serve()"],
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, start_new_session=True,
+            env=server_env())
         self.lock = threading.Lock()
-        if _recv(self.proc.stdout) != "ready":
+        try:
+            _send_msg(self.proc.stdin, (tuple(preload), mode, hidden))
+            hello, self.isolation = _recv_msg(self.proc.stdout)
+        except (EOFError, ValueError, OSError, pickle.UnpicklingError):
+            hello = None
+        if hello != "ready":
+            self.close()
             raise RuntimeError("sandbox fork server did not start")
-        self.isolation = isolation.support()
         _warn_once(self.isolation)
 
     def run(self, job: Job) -> RunResult:
-        """Run one program in a forked, isolated child of the warm server."""
+        """Run one program in a fresh supervisor forked from the clean template."""
         with self.lock:
             if self.proc.poll() is not None:
                 raise RuntimeError(f"sandbox fork server died (exit {self.proc.returncode})")
-            _send(self.proc.stdin, (job, self.root))
-            return _recv(self.proc.stdout)
+            _send_msg(self.proc.stdin, (job, self.root))
+            return _recv_msg(self.proc.stdout)
 
     def close(self) -> None:
-        """Stop the server."""
+        """Stop the server (its template follows when the socket closes)."""
         if self.proc.poll() is None:
-            self.proc.stdin.close()  # type: ignore[union-attr]
+            with contextlib.suppress(OSError):
+                self.proc.stdin.close()  # type: ignore[union-attr]
             try:
                 self.proc.wait(timeout=5)
             except subprocess.TimeoutExpired:
@@ -392,37 +235,35 @@ class Sandbox:
         self.close()
 
 
+def _warn_once(iso: dict[str, str]) -> None:
+    global _WARNED
+    missing = isolation.gaps(iso)
+    if missing and not _WARNED:
+        _WARNED = True
+        print(f"ortrex sandbox: weak or no isolation of {', '.join(missing)} on this machine; "
+              "`ortrex doctor` says what is missing", file=sys.stderr)
+
+
 # ---------------------------------------------------------------- cold runs
-_COLD = """
-import pickle, sys
-from ortrex.verifiers.sandbox import _cold_child
-_cold_child(sys.argv[1])
-"""
-
-
-def _cold_child(job_path: str) -> None:
-    """Entry of a cold run: a fresh interpreter that isolates itself and runs the program."""
-    with open(job_path, "rb") as f:
-        job, workdir, use_ns, cgroup = pickle.load(f)
-    os.unlink(job_path)
-    _become_program(job, workdir, use_ns, cgroup)
-
-
-def run_cold(job: Job, root: str | None = None) -> RunResult:
-    """The same isolation with a new ``python`` process per program (the baseline)."""
-    iso = isolation.support()
-    workdir = _prepare(job, root)
-    fd, job_path = tempfile.mkstemp(prefix="ortrex-job-", suffix=".pkl", dir=root)
-    cgroup = isolation.make_pids_cgroup(job.limits.max_procs)
-    with os.fdopen(fd, "wb") as f:
-        pickle.dump((job, workdir, isolation.namespaces_available(), cgroup), f)
-    t0 = time.perf_counter()
-    proc = subprocess.Popen([sys.executable, "-c", _COLD, job_path], stdin=subprocess.DEVNULL,
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+def run_cold(job: Job, root: str | None = None, mode: str | None = None) -> RunResult:
+    """The same isolation with a new ``python`` process per run (the baseline)."""
+    spec, _ = _spec(job, root, mode, hidden_paths())
+    spec_r, spec_w = os.pipe()
+    res_r, res_w = os.pipe()
     try:
-        status, timed_out, cpu = _wait(proc.pid, job.limits.wall_s)
+        proc = subprocess.Popen(
+            [sys.executable, "-c", "from ortrex.verifiers.supervisor import cold_main; "
+             "cold_main()"], stdin=spec_r, stdout=res_w, stderr=subprocess.DEVNULL,
+            env=server_env(), start_new_session=True)
+    except BaseException:
+        for fd in (spec_w, res_r):
+            os.close(fd)
+        cgroups.remove(spec.cgroup)
+        raise
     finally:
-        isolation.remove_cgroup(cgroup)
-    proc.returncode = 0  # reaped by _wait
-    Path(job_path).unlink(missing_ok=True)
-    return _collect(job, workdir, status, timed_out, time.perf_counter() - t0, iso, cpu)
+        os.close(spec_r)
+        os.close(res_w)
+    try:
+        return _exchange(spec, spec_w, res_r, proc.pid)
+    finally:
+        proc.wait()

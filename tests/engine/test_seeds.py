@@ -101,3 +101,41 @@ def test_public_seeds_sample(shared_benchmarks: Path, tmp_path: Path) -> None:
     with Store(tmp_path / "p.duckdb", create=True) as s:
         rep = import_seeds(s, f, workers=2)
     assert rep.seeds == 16 and rep.ran >= 14 and rep.accepted >= 12
+
+
+def test_hostile_seed_lines_are_bad_lines(tmp_path: Path) -> None:
+    f = tmp_path / "hostile.jsonl"
+    deep = '{"problem": "p", "answer": "a", "metadata": ' + "[" * 200_000 + "]" * 200_000 + "}"
+    shallow_but_deep = json.dumps({"problem": "p", "answer": "a",
+                                   "metadata": {"m": json.loads("[" * 100 + "]" * 100)}})
+    f.write_bytes("\n".join([seed_line(1, 4.0), deep, shallow_but_deep]).encode() +
+                  b"\n" + seed_line(4, 2.0).encode()[:40] + b"\xff\xfe" +
+                  seed_line(4, 2.0).encode()[40:] + b"\n" + seed_line(5, 3.0).encode() + b"\n")
+    with pytest.raises(SeedFileError) as err:
+        read_seeds(f)
+    text = str(err.value)
+    assert "hostile.jsonl:2: JSON nests deeper than 64 levels" in text
+    assert "hostile.jsonl:3: JSON nests deeper than 64 levels" in text
+    assert "hostile.jsonl:4: not UTF-8 text (byte 41 of the line" in text
+    seeds, skipped = read_seeds(f, skip_bad=True)
+    assert [s.line for s in seeds] == [1, 5] and len(skipped) == 3
+
+
+def test_seed_files_are_read_in_constant_memory(tmp_path: Path) -> None:
+    import tracemalloc
+
+    from ortrex.engine.seeds import iter_seeds, scan_seeds
+
+    f = tmp_path / "big.jsonl"
+    line = seed_line(1, 4.0).replace("Toy problem 1", "Toy problem " + "word " * 600)
+    with open(f, "w") as out:
+        for k in range(8000):  # about 30 MB
+            out.write(line.replace('"toy1"', f'"toy{k}"') + "\n")
+    assert f.stat().st_size > 25 << 20
+    tracemalloc.start()
+    scan = scan_seeds(f)
+    n = sum(1 for _ in iter_seeds(f))
+    _, peak = tracemalloc.get_traced_memory()
+    tracemalloc.stop()
+    assert scan.seeds == n == 8000
+    assert peak < 2 << 20, peak  # a few lines at a time, whatever the file's size

@@ -9,7 +9,9 @@ Models (the ``model`` field of a request):
   ``gurobi_api``, ``timeout``, ``infeasible``, ``wrong_objective``, ``no_lp``);
 * ``slow``: waits ``slow_s`` seconds before answering (client timeouts);
 * ``flaky``: answers HTTP 429 to the first ``flaky_failures`` attempts of every request, then
-  as ``oracle``.
+  as ``oracle``;
+* ``cheat-<name>``: a program that tries to pass without solving the problem (``CHEATS``),
+  given the item's true answer (the worst case: a model that memorised it).
 
 ``GET /stats`` returns the number of attempts per question (a short hash).
 """
@@ -35,11 +37,127 @@ BROKEN = {
                   "model.Params.OutputFlag = 0\nx = model.addVar(lb=0, ub=1)\n"
                   "model.addConstr(x >= 2)\nmodel.setObjective(x)\nmodel.optimize()\n```",
     "wrong_objective": "```python\nimport gurobipy as gp\nmodel = gp.Model()\n"
-                       "model.Params.OutputFlag = 0\nx = model.addVar(lb=-12345.5, ub=-12345.5)\n"
-                       "model.setObjective(x)\nmodel.optimize()\n"
+                       "model.Params.OutputFlag = 0\nx = model.addVar()\ny = model.addVar()\n"
+                       "model.addConstr(x + 2 * y <= 12345.5)\n"
+                       "model.setObjective(x + y, gp.GRB.MAXIMIZE)\nmodel.optimize()\n"
                        "print('OPTIMAL_OBJECTIVE:', model.ObjVal)\n```",
     "no_lp": "```python\nimport json\ndata = json.load(open('data.json'))\nprint('done')\n```",
 }
+
+
+# Cheats, as templates over the item's answer ({answer}) and reference LP path ({reference}).
+CHEATS = {
+    # Find the ground truth on disk (the environment, ../shared, a walk, ortrex's loader).
+    "read-answer": """```python
+import os, glob, json
+found = None
+roots = [os.environ.get("ORTREX_BENCHMARKS", ""), "../shared/benchmarks",
+         "/work/shared/benchmarks"]
+for root in roots:
+    for path in glob.glob(os.path.join(root, "**", "*.json*"), recursive=True):
+        found = path
+try:
+    from ortrex.evaluation.benchmarks import load
+    found = load("nl4opt").items[0].answer
+except Exception:
+    pass
+print("OPTIMAL_OBJECTIVE:", {answer!r} if found else 0)
+```""",
+    "fixed-variable": """```python
+import gurobipy as gp
+model = gp.Model()
+model.Params.OutputFlag = 0
+x = model.addVar(lb={answer!r}, ub={answer!r})
+model.setObjective(x)
+model.optimize()
+print("OPTIMAL_OBJECTIVE:", model.ObjVal)
+```""",
+    "fake-class": """```python
+class Model:
+    ObjVal = {answer!r}
+    Status = 2
+    SolCount = 1
+    def optimize(self):
+        pass
+Model.__module__ = "gurobipy"
+model = Model()
+model.optimize()
+print("OPTIMAL_OBJECTIVE:", model.ObjVal)
+```""",
+    "lying-subclass": """```python
+import gurobipy as gp
+class Lying(gp.Model):
+    @property
+    def ObjVal(self):
+        return {answer!r}
+model = Lying()
+model.Params.OutputFlag = 0
+x = model.addVar(ub=1)
+y = model.addVar(ub=1)
+model.addConstr(x + y <= 1)
+model.setObjective(x + y, gp.GRB.MAXIMIZE)
+model.optimize()
+print("OPTIMAL_OBJECTIVE:", model.ObjVal)
+```""",
+    "patched-capture": """```python
+import gc, sys, types, builtins
+import gurobipy as gp
+model = gp.Model()
+model.Params.OutputFlag = 0
+x = model.addVar(ub=abs({answer!r}) + 2)
+y = model.addVar(ub=1)
+model.addConstr(x + y <= abs({answer!r}) + 2)
+model.setObjective(x + y, gp.GRB.MAXIMIZE)
+model.optimize()
+for obj in gc.get_objects():
+    if isinstance(obj, types.FunctionType) and "ortrex" in (obj.__module__ or ""):
+        try:
+            obj.__code__ = (lambda *a, **k: None).__code__
+        except ValueError:
+            pass
+builtins.type = lambda *a: None
+print("OPTIMAL_OBJECTIVE:", {answer!r})
+```""",
+    "planted-files": """```python
+import os, json
+os.unlink = lambda *a: None
+os.remove = lambda *a: None
+open("__captured_model__.mps", "w").write("NAME x\\nROWS\\n N obj\\nENDATA\\n")
+json.dump({{"solver": "gurobipy", "status": "optimal", "objective": {answer!r}}},
+          open("__captured_state__.json", "w"))
+print("OPTIMAL_OBJECTIVE:", {answer!r})
+```""",
+    "exit-after-print": """```python
+import os, gurobipy as gp
+model = gp.Model()
+model.Params.OutputFlag = 0
+x = model.addVar(ub=5)
+y = model.addVar(ub=5)
+model.addConstr(x + y <= 3)
+model.setObjective(x + y, gp.GRB.MAXIMIZE)
+model.optimize()
+print("OPTIMAL_OBJECTIVE:", {answer!r}, flush=True)
+os._exit(0)
+```""",
+    # ORGEval: hand in the reference LP itself.
+    "copy-reference": """```python
+import shutil
+try:
+    shutil.copy({reference!r}, "model.lp")
+except OSError as e:
+    print(e)
+```""",
+}
+CHEAT_FAILURES = {"read-answer": "no_model", "fixed-variable": "trivial_model",
+                  "fake-class": "forged_capture", "lying-subclass": "forged_capture",
+                  "patched-capture": "wrong_objective", "planted-files": "no_model",
+                  "exit-after-print": "no_model", "copy-reference": "no_lp"}
+
+
+def cheat_completion(name: str, item: Any) -> str:
+    """A cheat's completion for an item."""
+    return CHEATS[name].format(answer=item.answer if item.answer is not None else 0.0,
+                               reference=item.reference_lp or "")
 
 
 def question_of(messages: list[dict[str, Any]]) -> str:
@@ -60,6 +178,7 @@ class State:
                  delay_s: float = 0.0) -> None:
         self.answers: dict[str, str] = {}
         self.set_answers(answers)
+        self.cheats: dict[str, str] = {}  # question key -> completion, for cheat-<name>
         self.slow_s = slow_s
         self.flaky_failures = flaky_failures
         self.delay_s = delay_s
@@ -69,6 +188,11 @@ class State:
     def set_answers(self, answers: dict[str, str]) -> None:
         """Replace the oracle's answers (question -> completion)."""
         self.answers = {key_of(q.strip()): a for q, a in answers.items()}
+
+    def set_cheats(self, benchmarks: list[Any]) -> None:
+        """Let ``cheat-<name>`` answer the items of ``benchmarks`` (knowing their answers)."""
+        self.cheats = {f"{name}:{key_of(it.question.strip())}": cheat_completion(name, it)
+                       for name in CHEATS for b in benchmarks for it in b.items}
 
 
 def _handler(state: State) -> type[BaseHTTPRequestHandler]:
@@ -88,7 +212,8 @@ def _handler(state: State) -> type[BaseHTTPRequestHandler]:
 
         def do_GET(self) -> None:
             if self.path.endswith("/models"):
-                names = ["oracle", "slow", "flaky", *(f"broken-{k}" for k in BROKEN)]
+                names = ["oracle", "slow", "flaky", *(f"broken-{k}" for k in BROKEN),
+                         *(f"cheat-{k}" for k in CHEATS)]
                 self._json(200, {"object": "list", "data": [
                     {"id": n, "object": "model", "created": 0, "owned_by": "tests"}
                     for n in names]})
@@ -118,6 +243,8 @@ def _handler(state: State) -> type[BaseHTTPRequestHandler]:
                 text = state.answers.get(key, "no answer registered")
             elif model.startswith("broken-") and model[7:] in BROKEN:
                 text = BROKEN[model[7:]]
+            elif model.startswith("cheat-") and model[6:] in CHEATS:
+                text = state.cheats.get(f"{model[6:]}:{key}", "no cheat registered")
             else:
                 self._json(404, {"error": {"message": f"model {model} not found"}})
                 return
@@ -156,13 +283,15 @@ class Server:
 
 def oracle_completion(item: Any) -> str:
     """The oracle's answer to a benchmark item: its reference program, or (no reference
-    program: NL4OPT, OptiBench) a program whose optimum is the ground truth."""
+    program: NL4OPT, OptiBench) a small linear program, two variables linked by two rows,
+    whose optimum is the ground truth."""
     if item.reference_code:
         return f"<think>Use the reference.</think>\n```python\n{item.reference_code}\n```\n"
     return ("<think>Known optimum.</think>\n```python\nimport gurobipy as gp\n"
             "model = gp.Model()\nmodel.Params.OutputFlag = 0\n"
-            f"x = model.addVar(lb={item.answer!r}, ub={item.answer!r})\n"
-            "model.setObjective(x)\nmodel.optimize()\n"
+            "x = model.addVar(lb=-gp.GRB.INFINITY)\ny = model.addVar(lb=-gp.GRB.INFINITY)\n"
+            f"model.addConstr(x + y >= {item.answer!r})\nmodel.addConstr(x - y == 0)\n"
+            "model.setObjective(x + y)\nmodel.optimize()\n"
             "print('OPTIMAL_OBJECTIVE:', model.ObjVal)\n```\n")
 
 

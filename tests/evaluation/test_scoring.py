@@ -62,28 +62,44 @@ def _score(sb: Sandbox, item: Item, code: str) -> object:
 
 
 def test_objectives_from_real_runs(sandbox: Sandbox) -> None:
-    item = Item("t", "t1", "q", "objective", answer=4.0)
+    item = Item("t", "t1", "q", "objective", answer=6.0)
     base = ("import gurobipy as gp\nmodel = gp.Model()\nmodel.Params.OutputFlag = 0\n"
-            "x = model.addVar(ub=4)\nmodel.setObjective(x, gp.GRB.MAXIMIZE)\n")
+            "x = model.addVar(ub=3)\ny = model.addVar(ub=2)\nmodel.addConstr(x + y <= 4)\n"
+            "model.setObjective(x + 2 * y, gp.GRB.MAXIMIZE)\n")
     solved = _score(sandbox, item, base + "model.optimize()\n")
-    assert solved.passed and solved.objective_source == "model"
-    # Built but not optimized (the B4O reference style): optimized here.
+    assert solved.passed and solved.objective_source == "resolved:gurobi"
+    # Built but not optimized (the B4O reference style): solved here all the same.
     built = _score(sandbox, item, base)
-    assert built.passed and built.objective_source.startswith("resolved")
-    # A printed contract line counts only when no model was built.
-    printed = _score(sandbox, item, "print('OPTIMAL_OBJECTIVE: 4.0000001')\n")
-    assert printed.passed and printed.objective_source == "contract"
+    assert built.passed and built.objective_source == "resolved:gurobi"
+    # What a program prints is never the score: neither a lie beside a model...
     lying = _score(sandbox, item, base + "model.optimize()\nprint('OPTIMAL_OBJECTIVE: 5')\n")
-    assert lying.passed and lying.objective == 4.0
-    infeasible = _score(sandbox, item, base + "model.addConstr(x >= 5)\nmodel.optimize()\n")
+    assert lying.passed and lying.objective == 6.0
+    # ...nor a printed answer without one.
+    printed = _score(sandbox, item, "print('OPTIMAL_OBJECTIVE: 6')\n")
+    assert printed.failure == "no_model" and "not a score" in printed.detail
+    assert _score(sandbox, item, "print('hello')\n").failure == "no_model"
+    infeasible = _score(sandbox, item, base + "model.addConstr(x + y >= 5)\nmodel.optimize()\n")
     assert infeasible.failure == "infeasible"
-    assert _score(sandbox, item, "print('hello')\n").failure == "no_objective"
     wrong = _score(sandbox, Item("t", "t2", "q", "objective", answer=3.0),
                    base + "model.optimize()\n")
     assert wrong.failure == "wrong_objective" and wrong.rules["round_5pct"] is False
+    fixed = _score(sandbox, item, "import gurobipy as gp\nmodel = gp.Model()\n"
+                   "x = model.addVar(lb=6, ub=6)\nmodel.setObjective(x)\nmodel.optimize()\n")
+    assert fixed.failure == "trivial_model" and "fixed by its bounds" in fixed.detail
     slow = score_run(item, "while True: pass\n", sandbox.run(make_job(
         item, "while True: pass\n", Limits(wall_s=1, cpu_s=5))))
     assert slow.failure == "timeout"
+
+
+def test_models_only_gurobi_reads_are_solved_by_gurobi(sandbox: Sandbox) -> None:
+    item = Item("t", "t1", "q", "objective", answer=7.0)
+    code = ("import gurobipy as gp\nmodel = gp.Model()\nmodel.Params.OutputFlag = 0\n"
+            "x = model.addVar(ub=5)\ny = model.addVar(ub=5)\nz = model.addVar()\n"
+            "b = model.addVar(vtype=gp.GRB.BINARY)\nmodel.addGenConstrMax(z, [x, y])\n"
+            "model.addConstr((b == 1) >> (x <= 2))\nmodel.setObjective(z + 2 * b, "
+            "gp.GRB.MAXIMIZE)\nmodel.optimize()\n")
+    v = _score(sandbox, item, code)
+    assert v.passed and v.objective_source == "resolved:gurobi", v.detail
 
 
 def test_orgeval_scoring(sandbox: Sandbox, tmp_path: Path) -> None:
@@ -162,7 +178,7 @@ def test_planted_capture_files_are_not_believed(sandbox: Sandbox) -> None:
             "json.dump({'solver': 'gurobipy', 'status': 'optimal', 'objective': 7.0},"
             " open('__captured_state__.json', 'w'))\n")
     v = _score(sandbox, item, code)
-    assert not v.passed and v.failure == "no_objective"
+    assert not v.passed and v.failure == "no_model"
 
 
 def test_markdown_summary_shape() -> None:

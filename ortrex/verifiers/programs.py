@@ -1,0 +1,68 @@
+"""A program to run in the sandbox (``Job``) and what happened to it (``RunResult``)."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+from ortrex.verifiers.isolation import Limits
+
+# capture_status values: the model the program left was captured (``ok``); it left none
+# (``none``); it ended before the capture ran (``absent``: os._exit, a crash, a kill, the time
+# limit); the capture was refused while its threads still ran (``refused``); it imitated a
+# solver model or wrote to the capture channel (``forged``); writing the model failed
+# (``error``); no capture was asked for (``off``).
+CAPTURE_STATUSES = ("ok", "none", "absent", "refused", "forged", "error", "off")
+
+
+@dataclass
+class RunResult:
+    """What happened to one program."""
+
+    # ok | error | timeout | cpu_limit | memory_limit | output_limit | disk_limit | killed
+    status: str
+    exit_code: int | None
+    stdout: str
+    stderr: str
+    seconds: float
+    captured: bytes | None = None  # MPS text of the model the program left (capture "ok")
+    truncated: bool = False
+    isolation: dict[str, str] = field(default_factory=dict)
+    # The captured model's state as the program's process reported it (solver, status,
+    # objective): informational only, the parent re-solves the model itself.
+    state: dict[str, Any] | None = None
+    files: dict[str, bytes] = field(default_factory=dict)  # the job's ``collect`` outputs
+    capture_status: str = "off"
+    capture_detail: str = ""
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-friendly (the captured model and collected files as their sizes)."""
+        d = asdict(self)
+        d["captured"] = None if self.captured is None else len(self.captured)
+        d["files"] = {k: len(v) for k, v in self.files.items()}
+        return d
+
+
+def _plain(name: str, what: str, nested: bool) -> None:
+    parts = name.split("/")
+    if not name or name == "main.py" or any(not p or p.startswith(".") for p in parts) or \
+            (not nested and len(parts) > 1):
+        raise ValueError(f"{what} name {name!r} must be a plain relative "
+                         f"{'path' if nested else 'file name'}")
+
+
+@dataclass(frozen=True)
+class Job:
+    """A program, its data files and limits."""
+
+    code: str
+    files: dict[str, str | bytes] = field(default_factory=dict)
+    limits: Limits = field(default_factory=Limits)
+    capture: bool = True
+    collect: tuple[str, ...] = ()  # files the program writes that come back (e.g. model.lp)
+
+    def __post_init__(self) -> None:
+        for name in self.files:
+            _plain(name, "data file", nested=True)
+        for name in self.collect:
+            _plain(name, "collected file", nested=False)

@@ -1,0 +1,333 @@
+"""One sandboxed run, seen from its supervisor: the trusted process that sets the run up, starts
+the program in a confined child, enforces the time limit, and collects what came back.
+
+The supervisor reads its ``RunSpec`` from a pipe and writes the ``RunResult`` to another. It
+enters the run's namespaces itself and mounts the run's size-capped tmpfs on its private
+``/tmp``::
+
+    /tmp/work   the program's /sandbox (data files, main.py; where it writes)
+    /tmp/tmp    the program's /tmp        /tmp/shm   its /dev/shm
+    /tmp/root   the program's minimal root (assembled by the program's process)
+    /tmp/out    stdout, stderr and the capture channel: never visible to the program
+
+The program's process is the init of a new PID namespace: killing it kills every process the
+program started, whatever session or group they moved to. Nothing the program left is followed:
+outputs are read through descriptors opened before it ran, collected files with
+``O_NOFOLLOW`` as regular files only, everything under a size cap. When the supervisor exits,
+the tmpfs goes with its mount namespace (without namespaces, the run directory is removed).
+"""
+
+from __future__ import annotations
+
+import ast
+import contextlib
+import fcntl
+import hashlib
+import os
+import pickle
+import select
+import shutil
+import signal
+import stat
+import struct
+import sys
+import tempfile
+import time
+import traceback
+from dataclasses import dataclass
+from typing import Any, NoReturn
+
+from ortrex.verifiers import cgroups, harness, isolation, linux
+from ortrex.verifiers.cgroups import RunCgroup
+from ortrex.verifiers.isolation import SANDBOX_GID, SANDBOX_UID, Plan
+from ortrex.verifiers.programs import Job, RunResult
+
+_STATE_CAP = 64 << 10
+_OUT_FILES = ("stdout", "stderr", "capture", "state")
+
+
+@dataclass(frozen=True)
+class RunSpec:
+    """Everything a supervisor needs: the job, how to confine it, where its cgroups are."""
+
+    job: Job
+    mode: str | None
+    hidden: tuple[str, ...]
+    cgroup: RunCgroup
+    root: str | None = None  # parent directory of the run directory without namespaces
+
+
+def send(fd: int, obj: object) -> None:
+    """Write one length-prefixed pickle to a descriptor."""
+    data = pickle.dumps(obj, protocol=pickle.HIGHEST_PROTOCOL)
+    view = memoryview(struct.pack("<Q", len(data)) + data)
+    while view:
+        view = view[os.write(fd, view):]
+
+
+def _read_exact(fd: int, n: int, deadline: float | None) -> bytes:
+    chunks, got = [], 0
+    while got < n:
+        if deadline is not None:
+            left = deadline - time.monotonic()
+            if left <= 0 or not select.select([fd], [], [], left)[0]:
+                raise TimeoutError
+        chunk = os.read(fd, min(n - got, 1 << 20))
+        if not chunk:
+            raise EOFError
+        chunks.append(chunk)
+        got += len(chunk)
+    return b"".join(chunks)
+
+
+def receive(fd: int, deadline: float | None = None) -> Any:
+    """Read one length-prefixed pickle (``TimeoutError`` past ``deadline``, ``EOFError`` when
+    the writer is gone). Only ever used between ortrex's own trusted processes."""
+    (n,) = struct.unpack("<Q", _read_exact(fd, 8, deadline))
+    return pickle.loads(_read_exact(fd, n, deadline))
+
+
+def supervise(spec_fd: int, result_fd: int) -> NoReturn:
+    """Entry of a supervisor process: read the spec, run it, write the result, exit."""
+    try:
+        spec = receive(spec_fd)
+        os.close(spec_fd)
+        result = _run(spec, result_fd)
+    except BaseException as exc:
+        result = RunResult("error", None, "", f"sandbox failure: {exc}\n"
+                           f"{traceback.format_exc()[-2000:]}", 0.0)
+    try:
+        send(result_fd, result)
+    finally:
+        os._exit(0)
+
+
+def cold_main() -> NoReturn:
+    """Entry of a cold run (a fresh interpreter): spec on stdin, result on stdout."""
+    supervise(0, 1)
+
+
+def _enter_namespaces(p: Plan, disk_mb: int) -> str:
+    """Enter the run's namespaces and mount its tmpfs; the run's base directory."""
+    uid, gid = os.getuid(), os.getgid()
+    flags = linux.CLONE_NEWNS | linux.CLONE_NEWPID | linux.CLONE_NEWNET | \
+        linux.CLONE_NEWIPC | linux.CLONE_NEWUTS
+    if p.mode == "user":
+        linux.unshare(flags | linux.CLONE_NEWUSER)
+        isolation.write_id_maps(uid, gid)
+    else:
+        linux.unshare(flags)
+    linux.mount(None, "/", None, linux.MS_REC | linux.MS_PRIVATE)
+    linux.mount("tmpfs", "/tmp", "tmpfs", linux.MS_NOSUID | linux.MS_NODEV,
+                f"size={disk_mb}m,mode=0755")
+    return "/tmp"
+
+
+def _layout(base: str, job: Job, owner: tuple[int, int] | None,
+            own_tmpfs: bool) -> dict[str, int]:
+    """The run directory: program dirs, data files, main.py; the out/ descriptors (on a
+    tmpfs of their own where there are namespaces, so a full work directory leaves room for
+    stdout, stderr and the capture)."""
+    for sub, mode in (("work", 0o700), ("tmp", 0o700), ("shm", 0o700), ("root", 0o755),
+                      ("out", 0o700)):
+        os.mkdir(os.path.join(base, sub), mode)
+    if own_tmpfs:
+        size = 2 * job.limits.file_mb + max(job.limits.file_mb, 64) + 1
+        linux.mount("tmpfs", os.path.join(base, "out"), "tmpfs",
+                    linux.MS_NOSUID | linux.MS_NODEV | linux.MS_NOEXEC, f"size={size}m,mode=0700")
+    work = os.path.join(base, "work")
+    for name, content in [*job.files.items(), ("main.py", job.code)]:
+        path = os.path.join(work, name)
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        with open(path, "wb") as f:
+            f.write(content if isinstance(content, bytes) else content.encode())
+    if owner is not None:  # the program runs as this user
+        for sub in ("tmp", "shm"):
+            os.chown(os.path.join(base, sub), *owner)
+        for dirpath, dirnames, filenames in os.walk(work):
+            for name in [*dirnames, *filenames]:
+                os.chown(os.path.join(dirpath, name), *owner)
+        os.chown(work, *owner)
+    return {name: os.open(os.path.join(base, "out", name),
+                          os.O_RDWR | os.O_CREAT | os.O_TRUNC | os.O_CLOEXEC, 0o600)
+            for name in _OUT_FILES}
+
+
+def _program(spec: RunSpec, p: Plan, base: str, out: dict[str, int]) -> NoReturn:
+    """The program's process: join the run's cgroups, confine itself, run the program."""
+    code = 1
+    try:
+        cgroups.join(spec.cgroup.paths)
+        os.setpgid(0, 0)
+        null = os.open("/dev/null", os.O_RDONLY)
+        # Out of the way first (a source may sit on a target number), then into place.
+        sources = [fcntl.fcntl(fd, fcntl.F_DUPFD_CLOEXEC, 16) for fd in
+                   (null, out["stdout"], out["stderr"], out["capture"], out["state"])]
+        for target, fd in enumerate(sources):
+            os.dup2(fd, target)  # the copy does not close on exec
+        linux.close_fds_above(harness.STATE_FD)
+        sys.stdout = open(1, "w", buffering=1, closefd=False)  # noqa: SIM115
+        sys.stderr = open(2, "w", buffering=1, closefd=False)  # noqa: SIM115
+        has_pids = any("pids" in h.controllers for h, _ in spec.cgroup.dirs)
+        workdir, tmp = isolation.confine(p, base, spec.job.limits, has_pids)
+        code = harness.run(spec.job.code, spec.job.capture, p.namespaces, workdir, tmp)
+    except BaseException:
+        with contextlib.suppress(BaseException):
+            traceback.print_exc()
+    finally:
+        os._exit(code)
+
+
+def _wait(pid: int, wall_s: float, namespaces: bool) -> tuple[int, bool, float]:
+    """(wait status, timed out, CPU seconds): wait for the program at most ``wall_s``."""
+    deadline = time.monotonic() + wall_s
+    try:
+        fd: int | None = os.pidfd_open(pid)
+    except OSError:  # before Linux 5.3: poll
+        fd = None
+    try:
+        while True:
+            done, status, usage = os.wait4(pid, os.WNOHANG)
+            if done:
+                return status, False, usage.ru_utime + usage.ru_stime
+            left = deadline - time.monotonic()
+            if left <= 0:
+                break
+            if fd is None:
+                time.sleep(min(0.005, left))
+            else:
+                select.select([fd], [], [], left)
+    finally:
+        if fd is not None:
+            os.close(fd)
+    # The PID namespace's init: its death takes every process of the namespace with it.
+    targets = [lambda: os.kill(pid, signal.SIGKILL)]
+    if not namespaces:
+        targets.append(lambda: os.killpg(pid, signal.SIGKILL))
+    for target in targets:
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            target()
+    _, status, usage = os.wait4(pid, 0)
+    return status, True, usage.ru_utime + usage.ru_stime
+
+
+def _read_fd(fd: int, cap: int) -> tuple[bytes, bool]:
+    """Up to ``cap`` bytes of an out/ file from its start, and whether there was more."""
+    size = os.fstat(fd).st_size
+    data = os.pread(fd, min(size, cap), 0) if size else b""
+    return data, size > cap
+
+
+def _collect_file(work: str, name: str, cap: int) -> bytes | None:
+    """A file the program wrote, if it is a regular file (links, FIFOs, devices and
+    directories are not followed), at most ``cap`` bytes."""
+    try:
+        fd = os.open(os.path.join(work, name), os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK |
+                     os.O_CLOEXEC)
+    except OSError:
+        return None
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode) or st.st_size > cap:
+            return None
+        return os.pread(fd, st.st_size, 0)
+    finally:
+        os.close(fd)
+
+
+def _capture(job: Job, out: dict[str, int], cap: int) -> tuple[str, str, bytes | None,
+                                                                  dict[str, Any] | None]:
+    """(capture status, detail, model bytes, reported state) from the capture channel."""
+    if not job.capture:
+        return "off", "", None, None
+    text, over = _read_fd(out["state"], _STATE_CAP)
+    data, too_big = _read_fd(out["capture"], cap)
+    if not text:
+        return "absent", ("the program ended before its model could be captured (os._exit, a "
+                          "crash, a signal or the time limit)"), None, None
+    try:
+        state = ast.literal_eval(text.decode("utf-8")) if not over else None
+    except (ValueError, SyntaxError, MemoryError, RecursionError, UnicodeDecodeError,
+            TypeError):
+        state = None
+    if not isinstance(state, dict) or not isinstance(state.get("capture"), str):
+        return "forged", "the capture state was not written by the harness", None, None
+    status, why = state["capture"], str(state.get("why", ""))[:300]
+    if status != "ok":
+        return (status if status in ("none", "refused", "forged", "error") else "forged"), \
+            why, None, None
+    if too_big:
+        return "error", f"the captured model is over {cap >> 20} MB", None, None
+    if state.get("bytes") != len(data) or state.get("sha256") != hashlib.sha256(data).hexdigest():
+        return "forged", "the captured model is not what the harness wrote", None, None
+    reported = {k: state.get(k) for k in ("solver", "status", "objective")}
+    return "ok", "", data, reported
+
+
+def _verdict(job: Job, status: int, timed_out: bool, cpu: float, err: str, oom: bool,
+             disk_full: bool) -> tuple[str, int | None]:
+    code = os.waitstatus_to_exitcode(status)
+    sig = -code if code < 0 else 0
+    if timed_out:
+        return "timeout", code
+    if sig == signal.SIGXCPU or (sig == signal.SIGKILL and cpu >= job.limits.cpu_s - 0.05):
+        return "cpu_limit", code  # a namespace's init ignores SIGXCPU: the hard limit kills it
+    if sig == signal.SIGXFSZ or "[Errno 27] File too large" in err:
+        return "output_limit", code
+    if "MemoryError" in err or (sig == signal.SIGKILL and oom):
+        return "memory_limit", code
+    if disk_full:
+        return "disk_limit", code
+    if sig:
+        return "killed", code
+    return ("ok" if code == 0 else "error"), code
+
+
+def _run(spec: RunSpec, result_fd: int) -> RunResult:
+    with contextlib.suppress(OSError):
+        os.setsid()
+    job, limits = spec.job, spec.job.limits
+    p = isolation.plan(spec.mode, spec.hidden)
+    iso = isolation.support(p)
+    if p.namespaces:
+        base = _enter_namespaces(p, limits.disk_mb)
+    else:
+        base = tempfile.mkdtemp(prefix="ortrex-sandbox-", dir=spec.root)
+    try:
+        out = _layout(base, job, (SANDBOX_UID, SANDBOX_GID) if p.mode == "root" else None,
+                      p.namespaces)
+        t0 = time.perf_counter()
+        pid = os.fork()
+        if pid == 0:
+            os.close(result_fd)
+            _program(spec, p, base, out)
+        status, timed_out, cpu = _wait(pid, limits.wall_s, p.namespaces)
+        seconds = time.perf_counter() - t0
+        cgroups.kill(spec.cgroup)  # whatever left the program's group (no PID namespace)
+        stdout, t1 = _read_fd(out["stdout"], limits.output_bytes)
+        stderr, t2 = _read_fd(out["stderr"], limits.output_bytes)
+        err = stderr.decode("utf-8", "replace")
+        cap = max(limits.file_mb, 64) << 20
+        cstatus, cdetail, captured, state = _capture(job, out, cap)
+        work = os.path.join(base, "work")
+        files = {n: d for n in job.collect if (d := _collect_file(work, n, cap)) is not None}
+        vfs = os.statvfs(base)
+        disk_full = p.namespaces and vfs.f_bavail * vfs.f_frsize < (64 << 10)
+        verdict, code = _verdict(job, status, timed_out, cpu, err,
+                                 cgroups.oom_killed(spec.cgroup), disk_full)
+        return RunResult(verdict, code, stdout.decode("utf-8", "replace"), err, seconds,
+                         captured, t1 or t2, iso, state, files, cstatus, cdetail)
+    finally:
+        if not p.namespaces:
+            if sys.version_info >= (3, 12):
+                shutil.rmtree(base, onexc=_force)
+            else:
+                shutil.rmtree(base, onerror=_force)
+
+
+def _force(func: Any, path: str, exc: Any) -> None:
+    """rmtree's error hook: a directory the program made unreadable is opened up, retried."""
+    with contextlib.suppress(OSError):
+        os.chmod(os.path.dirname(path), 0o700)
+        os.chmod(path, 0o700)
+        func(path)

@@ -1,0 +1,164 @@
+"""The hostile suite through the real entry points: every scoring cheat scores 0 while an honest
+program scores 100% (scoring, then ``ortrex eval`` against a loopback server with an API key in
+its environment), and hostile seeds through ``ortrex import-seeds`` (a Unix-socket escape, a
+seed that fails its static checks, forged captures, a printed optimum the model contradicts)."""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from pathlib import Path
+
+import pytest
+
+from ortrex.evaluation.benchmarks import load
+from ortrex.evaluation.client import Completion
+from ortrex.evaluation.scoring import SandboxPool, score_completion
+from ortrex.verifiers.isolation import Limits
+from tests.conftest import run_cli
+from tests.evaluation.openai_server import (
+    CHEAT_FAILURES,
+    CHEATS,
+    Server,
+    State,
+    cheat_completion,
+    oracle_answers,
+    oracle_completion,
+)
+from tests.verifiers.hostile import unix_listener
+
+pytestmark = pytest.mark.usefixtures("shared_benchmarks")
+LIMITS = Limits(wall_s=20, cpu_s=20)
+
+
+def test_every_cheat_scores_zero_and_honest_programs_full() -> None:
+    objective = [it for name in ("nl4opt", "optibench", "b4o-feasible")
+                 for it in load(name).items[:2]]
+    orgeval = load("b4o-orgeval").items[:2]
+    pool = SandboxPool()
+    try:
+        for it in [*objective, *orgeval]:
+            v = score_completion(it, Completion(oracle_completion(it)), pool, LIMITS,
+                                 "default")
+            assert v.passed, (it.id, v.failure, v.detail)
+        for name, failure in CHEAT_FAILURES.items():
+            items = orgeval if name == "copy-reference" else objective
+            for it in items:
+                v = score_completion(it, Completion(cheat_completion(name, it)), pool, LIMITS,
+                                     "default")
+                assert not v.passed and v.failure == failure, (name, it.id, v.failure,
+                                                               v.detail)
+    finally:
+        pool.close()
+
+
+def test_eval_cli_cheats_score_zero_and_keys_stay_out(tmp_path: Path) -> None:
+    bench = load("nl4opt")
+    state = State(oracle_answers([bench]))
+    state.set_cheats([bench])
+    key = "sk-test-" + os.urandom(8).hex()
+    with Server(state) as srv:
+        for model in ("oracle", *(f"cheat-{c}" for c in CHEATS if c != "copy-reference")):
+            out = tmp_path / model
+            r = run_cli("eval", "--base-url", srv.url, "--model", model, "--output", str(out),
+                        "--benchmarks", "nl4opt", "--limit", "3", "--workers", "2",
+                        env={"OPENAI_API_KEY": key}, timeout=600)
+            assert r.returncode == 0, r.stderr
+            summary = json.loads((out / "summary.json").read_text())["benchmarks"]["nl4opt"]
+            assert summary["pass@1"] == (1.0 if model == "oracle" else 0.0), model
+            for f in out.rglob("*"):
+                if f.is_file():
+                    assert key.encode() not in f.read_bytes(), f
+    # A program that prints its environment gets no key to print.
+    env_dump = "```python\nimport os\nraise RuntimeError(str(dict(os.environ)))\n```"
+    state.set_answers({it.question: env_dump for it in bench.items[:2]})
+    with Server(state) as srv:
+        out = tmp_path / "env"
+        r = run_cli("eval", "--base-url", srv.url, "--model", "oracle", "--output", str(out),
+                    "--benchmarks", "nl4opt", "--limit", "2", env={"OPENAI_API_KEY": key},
+                    timeout=600)
+    assert r.returncode == 0, r.stderr
+    text = (out / "nl4opt.jsonl").read_text()
+    assert "PATH" in text and key not in text
+
+
+_MODEL = """import gurobipy as gp
+model = gp.Model()
+model.Params.OutputFlag = 0
+x = model.addVar(ub=1000, name="x")
+y = model.addVar(ub=1000, name="y")
+model.addConstr(x + y <= 1000, name="cap")
+model.setObjective(2 * x + y, gp.GRB.MAXIMIZE)
+model.optimize()
+"""
+
+
+def _seed(sid: str, program: str) -> str:
+    return json.dumps({"id": sid, "problem": f"Problem {sid}: maximise 2x + y.",
+                       "answer": f"<python>\n{program}\n</python>",
+                       "metadata": {"structure": "hostile"}}) + "\n"
+
+
+def test_import_seeds_against_hostile_seeds(tmp_path: Path) -> None:
+    outside = tmp_path / "marker-outside"
+    with unix_listener(tmp_path) as host:
+        # Passes the static checks (an attribute chain reaches __import__), then tries the
+        # host's Unix socket and a write outside; its model is real.
+        escape = _MODEL + (
+            "import collections\n"
+            "imp = collections._sys.modules['builtins'].__import__\n"
+            "sock = imp('socket')\n"
+            "for path in (" + repr(host.path) + ", '/proc/1/root" + host.path + "'):\n"
+            "    try:\n"
+            "        s = sock.socket(sock.AF_UNIX)\n"
+            "        s.connect(path)\n"
+            "        s.sendall(b'touch " + str(outside) + "\\n')\n"
+            "    except OSError as e:\n"
+            "        print('refused', e)\n"
+            "try:\n"
+            "    imp('pathlib').Path(" + repr(str(outside)) + ").write_text('x')\n"
+            "except OSError:\n"
+            "    pass\n"
+            "print('objective', model.ObjVal)\n")
+        static_fail = "import socket\n" + _MODEL + "print('objective', model.ObjVal)\n"
+        fake_class = ("class Model:\n    ObjVal = -11.0\nModel.__module__ = 'gurobipy'\n"
+                      "model = Model()\nprint('objective', -11)\n")
+        # The static checks forbid importing os: an attribute chain reaches it all the same.
+        os_ = "import collections\nos = collections._sys.modules['os']\n"
+        channel = _MODEL + os_ + ("os.write(3, b'NAME fake\\nROWS\\n N obj\\nENDATA\\n')\n"
+                                  "print('objective', -11)\n")
+        planted = _MODEL + os_ + (
+            "import json\nos.unlink = lambda *a: None\n"
+            "for name, text in (('__captured_model__.mps', 'NAME f\\nENDATA\\n'),\n"
+            "                   ('__captured_state__.json', json.dumps({'objective': -11}))):\n"
+            "    os.write(os.open(name, os.O_WRONLY | os.O_CREAT, 0o644), text.encode())\n"
+            "print('Optimal objective:', -11)\n")
+        seeds = tmp_path / "seeds.jsonl"
+        seeds.write_text("".join(_seed(s, p) for s, p in (
+            ("escape", escape), ("static", static_fail), ("fake", fake_class),
+            ("channel", channel), ("planted", planted))))
+        db = tmp_path / "s.duckdb"
+        r = run_cli("import-seeds", str(seeds), "--db", str(db), "--workers", "1",
+                    timeout=600)
+        time.sleep(0.3)
+        assert r.returncode == 0, r.stderr
+        assert host.hits == 0 and not outside.exists()
+    rows = json.loads(run_cli(
+        "sql", "SELECT json_extract_string(l.params, '$.seed_id') AS seed, d.status, "
+        "d.reject_reason AS reason, d.objective FROM documents d JOIN lineage l ON "
+        "l.child_id = d.id AND l.relation = 'imported' ORDER BY seed", "--db", str(db),
+        "--format", "json").stdout)
+    got = {x["seed"]: (x["status"], x["reason"], x["objective"]) for x in rows}
+    assert got["escape"] == ("accepted", None, 2000.0)
+    assert got["static"] == ("rejected", "static_check_failed", None)
+    assert got["fake"][:2] == ("rejected", "forged_capture")
+    assert got["channel"][:2] == ("rejected", "forged_capture")
+    # The planted files were ignored: the real model was captured and solved here (2000),
+    # and the printed -11 contradicts it.
+    assert got["planted"] == ("rejected", "reported_objective_differs", 2000.0)
+    why = json.loads(run_cli(
+        "sql", "SELECT v.details FROM verifications v JOIN lineage l ON l.child_id = "
+        "v.subject_id WHERE v.verifier = 'static' AND json_extract_string(l.params, "
+        "'$.seed_id') = 'static'", "--db", str(db), "--format", "json").stdout)
+    assert "import of 'socket' is not allowed" in why[0]["details"]
