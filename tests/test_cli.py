@@ -124,3 +124,19 @@ def test_a_killed_import_leaves_nothing_half_written(tmp_path: Path) -> None:
     assert r.returncode == 0, r.stderr
     counts = tuple(map(int, r.stdout.splitlines()[1].split(",")))
     assert counts in {(0, 0, 0, 0), (281, 738, 738, 1)}
+
+
+def test_doctor_reports_the_layers_and_checks_them() -> None:
+    from ortrex.verifiers import isolation
+
+    r = run_cli("doctor", "--json")
+    assert r.returncode == 0, r.stderr
+    report = json.loads(r.stdout)
+    assert report["layers"] == isolation.support() and report["problems"] == []
+    probe = report["facts"]["probe"]
+    if isolation.plan().namespaces:
+        assert probe["pids"] == 1 and "home" not in probe["root"]
+    if isolation.plan().seccomp:
+        assert probe["unix_socket"] is False
+    r = run_cli("doctor")
+    assert r.returncode == 0 and "privileges" in r.stdout

@@ -1,10 +1,15 @@
 """Seed import: external problem/answer pairs (``{"id", "problem", "answer", "metadata"}``
 lines) become verified instances and documents with provenance.
 
-Each answer program runs in the sandbox with the data files its problem text embeds
-(``### data.json`` followed by a fenced block); the model it built is captured, solved by
-HiGHS and Gurobi and filtered like a generated instance; the problem and answer are stored as a
-``seed`` document. Lineage: seed file (source) -> document (imported) -> instance (captured).
+The file is checked in one streaming pass (a bad line, bad UTF-8 or nesting deeper than 64
+levels stops the import before any write, or is skipped and counted with ``--skip-bad``), then
+streamed through the workers and written in batches. A program failing its static checks is
+rejected without running. The others run in the sandbox with the data files their problem text
+embeds (``### data.json`` followed by a fenced block); the model captured there is the only
+source of the instance: it is solved again by HiGHS and Gurobi and filtered like a generated
+instance, and an objective the program printed must agree with that solve. The problem and
+answer are stored as a ``seed`` document. Lineage: seed file (source) -> document (imported) ->
+instance (captured).
 """
 
 from __future__ import annotations
@@ -28,7 +33,7 @@ from ortrex.ir.formats import ModelFileError, loads
 from ortrex.store.db import Store, utcnow
 from ortrex.store.ids import content_id, edge_id, verification_id
 from ortrex.store.records import instance_row, pack_solution
-from ortrex.verifiers.isolation import Limits
+from ortrex.verifiers.isolation import Limits, support
 from ortrex.verifiers.resolve import trivial_reason
 from ortrex.verifiers.sandbox import PRELOAD_SEEDS, Job
 from ortrex.verifiers.solvers import objectives_agree
@@ -397,7 +402,8 @@ def import_seeds(store: Store, path: Path, workers: int = 1, skip_bad: bool = Fa
     report.seconds = time.perf_counter() - start
     with store.transaction():
         store.insert("runs", [{"id": run_id, "command": "import-seeds",
-                               "config": {"path": abspath, "workers": workers},
+                               "config": {"path": abspath, "workers": workers,
+                                          "sandbox": support()},
                                "counts": {"seeds": report.seeds, "ran": report.ran,
                                           "solved": report.solved,
                                           "accepted": report.accepted,

@@ -194,6 +194,7 @@ def write_manifest(out: Path, spec: EvalSpec, runs: list[BenchRun], timing: Timi
 
     from ortrex import __version__
     from ortrex.ir.formats.text import write_atomic
+    from ortrex.verifiers.isolation import support
     from ortrex.verifiers.solvers import _highs_version
 
     data = {
@@ -204,6 +205,9 @@ def write_manifest(out: Path, spec: EvalSpec, runs: list[BenchRun], timing: Timi
                      "pass@1: sample 0",
         "solvers": {"gurobipy": ".".join(map(str, gurobipy.gurobi.version())),
                     "highspy": _highs_version()},
+        "scoring": "the optimum of the model each program left, captured in the sandbox and "
+                   "solved again by ortrex; printed lines and self-reported solves never count",
+        "sandbox": support(),
         "benchmarks": {br.bench.name: {"sha256": br.bench.sha256, "source": br.bench.source,
                                        "items": len(br.bench.items),
                                        "evaluated": len(br.items),

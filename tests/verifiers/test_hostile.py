@@ -173,7 +173,7 @@ time.sleep(1)
 open({name + "-own"!r}, "w").write("x")
 hits = []
 for top in os.listdir("/"):
-    if top in ("proc", "sys", "dev"):
+    if top in ("proc", "sys", "dev", "usr"):  # /usr: read-only system files, and slow to walk
         continue
     for d, _, files in os.walk("/" + top):
         hits += [os.path.join(d, f) for f in files if f.startswith({name!r})]
@@ -183,7 +183,7 @@ print("HITS", sorted(hits))
     with Sandbox(root=str(tmp_path)) as a, Sandbox(root=str(tmp_path)) as b:
         t = threading.Thread(target=lambda: results.setdefault("w", a.run(writer)))
         t.start()
-        results["s"] = b.run(Job(searcher, limits=QUICK))
+        results["s"] = b.run(Job(searcher, limits=Limits(wall_s=60, cpu_s=60)))
         t.join()
     out = results["s"].stdout
     assert results["s"].status == "ok", results["s"].stderr
@@ -246,6 +246,14 @@ def test_planted_files_are_never_followed(run: Runner, tmp_path: Path) -> None:
         assert r.status == "ok", (name, r.stderr)
         assert r.files == {}, name
         assert time.monotonic() - t0 < 5, name
+    # The old names of the outputs and of the capture, planted as traps: nothing reads them.
+    traps = LP + ("import os\nos.mkfifo('stdout.txt')\nos.mkfifo('stderr.txt')\n"
+                  "os.makedirs('__captured_model__.mps/x')\nos.symlink('/dev/zero', "
+                  "'__captured_state__.json')\n")
+    t0 = time.monotonic()
+    r = run(Job(traps, limits=QUICK))
+    assert r.status == "ok" and r.capture_status == "ok" and r.state["objective"] == 6.0
+    assert "OPTIMAL_OBJECTIVE: 6.0" in r.stdout and time.monotonic() - t0 < 5
     real = run(Job("open('model.lp', 'w').write('Minimize\\n x\\nEnd\\n')\n", capture=False,
                    collect=("model.lp",), limits=QUICK))
     assert real.files == {"model.lp": b"Minimize\n x\nEnd\n"}
