@@ -37,24 +37,29 @@ _HIGHS_STATUS = {"optimal": "optimal", "infeasible": "infeasible", "unbounded": 
 _PREFERRED = ("model", "m", "h")
 
 
-def _solver_refs() -> tuple[Any, ...]:
+def _solver_refs(code: str) -> tuple[Any, ...]:
     """The real solver classes and the C methods the capture calls, taken before the program
     runs: (Model, update, write, getAttr, Highs, writeModel, getModelStatus,
-    modelStatusToString, getInfo), None where a solver is missing."""
+    modelStatusToString, getInfo), None where a solver is missing. A solver neither preloaded
+    nor named in the program is not imported (highspy alone costs a cold run 0.1 s); a
+    program that reaches it by other means has its model taken for a look-alike."""
     grb: tuple[Any, ...] = (None,) * 4
     hs: tuple[Any, ...] = (None,) * 5
-    with contextlib.suppress(ImportError):
-        import gurobipy
+    wanted = {m for m in ("gurobipy", "highspy") if m in sys.modules or m in code}
+    if "gurobipy" in wanted:
+        with contextlib.suppress(ImportError):
+            import gurobipy
 
-        m = gurobipy.Model
-        grb = (m, m.update, m.write, m.getAttr)
-    with contextlib.suppress(ImportError, AttributeError, StopIteration):
-        import highspy
+            m = gurobipy.Model
+            grb = (m, m.update, m.write, m.getAttr)
+    if "highspy" in wanted:
+        with contextlib.suppress(ImportError, AttributeError, StopIteration):
+            import highspy
 
-        cls = highspy.Highs
-        base = next(c for c in cls.__mro__ if c.__module__.startswith("highspy._core"))
-        hs = (cls, base.writeModel, base.getModelStatus, base.modelStatusToString,
-              base.getInfo)
+            cls = highspy.Highs
+            base = next(c for c in cls.__mro__ if c.__module__.startswith("highspy._core"))
+            hs = (cls, base.writeModel, base.getModelStatus, base.modelStatusToString,
+                  base.getInfo)
     return grb + hs
 
 
@@ -64,7 +69,7 @@ def run(code: str, capture: bool, pid_ns_init: bool, workdir: str, tmp: str) -> 
     program, only locals bound here and C-level callables run (no module global, no Python
     function the program could have rewritten)."""
     (grb, grb_update, grb_write, grb_attr, hs, hs_write, hs_status, hs_str,
-     hs_info) = _solver_refs() if capture else (None,) * 9
+     hs_info) = _solver_refs(code) if capture else (None,) * 9
     fstat, listdir, write, unlink, urandom = os.fstat, os.listdir, os.write, os.unlink, \
         os.urandom
     o_open, o_read, o_close, kill, waitpid = os.open, os.read, os.close, os.kill, os.waitpid

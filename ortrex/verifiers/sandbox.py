@@ -61,10 +61,9 @@ def server_env() -> dict[str, str]:
     return env
 
 
-def _spec(job: Job, root: str | None, mode: str | None,
-          hidden: tuple[str, ...]) -> tuple[RunSpec, cgroups.RunCgroup]:
+def _spec(job: Job, root: str | None, p: isolation.Plan) -> tuple[RunSpec, cgroups.RunCgroup]:
     cg = cgroups.create(job.limits.memory_mb, job.limits.max_procs)
-    return RunSpec(job, mode, hidden, cg, root), cg
+    return RunSpec(job, p, cg, root), cg
 
 
 def _exchange(spec: RunSpec, spec_w: int, res_r: int, pid: int) -> RunResult:
@@ -116,9 +115,8 @@ def _template(sock: socket.socket) -> NoReturn:
         sock.sendall(struct.pack("<q", pid))
 
 
-def _run_warm(sock: socket.socket, job: Job, root: str | None, mode: str | None,
-              hidden: tuple[str, ...]) -> RunResult:
-    spec, cg = _spec(job, root, mode, hidden)
+def _run_warm(sock: socket.socket, job: Job, root: str | None, p: isolation.Plan) -> RunResult:
+    spec, cg = _spec(job, root, p)
     spec_r, spec_w = os.pipe()
     res_r, res_w = os.pipe()
     try:
@@ -180,7 +178,7 @@ def serve() -> None:
             cgroups.remove_left()
             return
         try:
-            result = _run_warm(ours, job, root, mode, hidden)
+            result = _run_warm(ours, job, root, p)
         except Exception as exc:
             result = RunResult("error", None, "", f"sandbox failure: {exc}", 0.0)
         _send_msg(wfile, result)
@@ -247,7 +245,7 @@ def _warn_once(iso: dict[str, str]) -> None:
 # ---------------------------------------------------------------- cold runs
 def run_cold(job: Job, root: str | None = None, mode: str | None = None) -> RunResult:
     """The same isolation with a new ``python`` process per run (the baseline)."""
-    spec, _ = _spec(job, root, mode, hidden_paths())
+    spec, _ = _spec(job, root, isolation.plan(mode, hidden_paths()))
     spec_r, spec_w = os.pipe()
     res_r, res_w = os.pipe()
     try:

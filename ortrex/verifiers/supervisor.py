@@ -51,8 +51,7 @@ class RunSpec:
     """Everything a supervisor needs: the job, how to confine it, where its cgroups are."""
 
     job: Job
-    mode: str | None
-    hidden: tuple[str, ...]
+    plan: Plan  # computed once by the server (or the cold caller), never by the supervisor
     cgroup: RunCgroup
     root: str | None = None  # parent directory of the run directory without namespaces
 
@@ -287,7 +286,7 @@ def _run(spec: RunSpec, result_fd: int) -> RunResult:
     with contextlib.suppress(OSError):
         os.setsid()
     job, limits = spec.job, spec.job.limits
-    p = isolation.plan(spec.mode, spec.hidden)
+    p = spec.plan
     iso = isolation.support(p)
     if p.namespaces:
         base = _enter_namespaces(p, limits.disk_mb)
