@@ -9,9 +9,12 @@ optimality, HiGHS where Gurobi's licence stops); models with general or indicato
 
 from __future__ import annotations
 
+import json
 import os
+import subprocess
+import sys
 import tempfile
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 
 import numpy as np
 
@@ -57,17 +60,18 @@ def _fixed(lb: np.ndarray, ub: np.ndarray) -> bool:
 
 def trivial_reason(model: CanonicalModel) -> str | None:
     """Why a model's optimum is no answer to a problem that has data: it has no variable, or
-    every variable of its objective is fixed by its bounds (or by one-variable rows), so the
-    optimum is a constant typed into the model rather than decided by the problem. None for
-    a model that decides something (a constant objective alone is allowed: degenerate data
-    can make a real model's optimum a constant)."""
+    its objective is a constant, or every variable of its objective is fixed by its bounds (or
+    by one-variable rows): the optimum is a constant typed into the model rather than decided
+    by the problem. (A benchmark item whose own reference model is that degenerate cannot tell
+    an answer from a guess either; the self-test lists it among the items that never pass.)
+    None for a model that decides something."""
     if model.num_vars == 0:
         return "the model has no variable"
     used = np.flatnonzero(model.obj)
     if model.has_quadratic_objective:
         used = np.union1d(used, np.concatenate(model.qobj[:2]).astype(np.int64))
     if used.size == 0:
-        return None
+        return "the objective is a constant: no variable in it"
     lb, ub = _effective_bounds(model)
     if _fixed(lb[used], ub[used]):
         return ("every variable of the objective is fixed by its bounds: the optimum is a "
@@ -76,7 +80,35 @@ def trivial_reason(model: CanonicalModel) -> str | None:
 
 
 def _gurobi_read(mps: bytes, time_limit: float) -> Resolved:
-    """Solve an MPS file Gurobi reads and ortrex's IR does not hold."""
+    """Solve an MPS file Gurobi reads and ortrex's IR does not hold, in a child process: a
+    parser fed hostile bytes cannot take the parent down."""
+    try:
+        r = subprocess.run(
+            [sys.executable, "-c", "from ortrex.verifiers.resolve import gurobi_child; "
+             "gurobi_child()", str(time_limit)], input=mps, capture_output=True,
+            timeout=time_limit + 60)
+    except subprocess.TimeoutExpired:
+        return Resolved("time_limit", None, "gurobi", None)
+    try:
+        out = json.loads(r.stdout)
+    except ValueError:
+        out = {"error": f"captured model: Gurobi's reader failed (exit {r.returncode})"}
+    if "error" in out:
+        raise CaptureError(str(out["error"])[:300])
+    return Resolved(**out)
+
+
+def gurobi_child() -> None:
+    """Entry of the child: MPS bytes on stdin, the time limit in argv, JSON on stdout."""
+    mps, time_limit = sys.stdin.buffer.read(), float(sys.argv[1])
+    try:
+        out: dict[str, object] = asdict(_gurobi_solve(mps, time_limit))
+    except CaptureError as exc:
+        out = {"error": str(exc)}
+    sys.stdout.write(json.dumps(out))
+
+
+def _gurobi_solve(mps: bytes, time_limit: float) -> Resolved:
     import gurobipy as gp
     from gurobipy import GRB
 

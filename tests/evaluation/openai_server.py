@@ -72,6 +72,16 @@ model.setObjective(x)
 model.optimize()
 print("OPTIMAL_OBJECTIVE:", model.ObjVal)
 ```""",
+    "constant-objective": """```python
+import gurobipy as gp
+model = gp.Model()
+model.Params.OutputFlag = 0
+x = model.addVar(ub=10)
+y = model.addVar(ub=10)
+model.addConstr(x + y <= 10)
+model.setObjective(0 * x + {answer!r})
+model.optimize()
+```""",
     "fake-class": """```python
 class Model:
     ObjVal = {answer!r}
@@ -149,6 +159,7 @@ except OSError as e:
 ```""",
 }
 CHEAT_FAILURES = {"read-answer": "no_model", "fixed-variable": "trivial_model",
+                  "constant-objective": "trivial_model",
                   "fake-class": "forged_capture", "lying-subclass": "forged_capture",
                   "patched-capture": "wrong_objective", "planted-files": "no_model",
                   "exit-after-print": "no_model", "copy-reference": "no_lp"}

@@ -29,8 +29,8 @@ def model(obj: list[float], lb: list[float], ub: list[float], rows: list[list[fl
     (model([3.0, 5.0], [1.0, 2.0], [1e6, 1e6]), False),
     (model([1.0, 1.0], [-INF, -INF], [INF, INF], [[1.0, 1.0], [1.0, -1.0]], [42.0, 0.0],
            [INF, 0.0]), False),
-    # A constant objective can be what degenerate data makes of a real model.
-    (model([0.0, 0.0], [0.0, 0.0], [1.0, 1.0], const=10_000.0), False),
+    # A constant objective decides nothing, whatever made it constant.
+    (model([0.0, 0.0], [0.0, 0.0], [1.0, 1.0], const=10_000.0), True),
 ])
 def test_what_decides_nothing(m: CanonicalModel, trivial: bool) -> None:
     assert (trivial_reason(m) is not None) is trivial
@@ -77,3 +77,9 @@ ENDATA
     res = resolve_capture(mps)
     assert (res.status, res.objective, res.solver, res.trivial) == ("optimal", 7.0, "gurobi",
                                                                     None)
+
+
+def test_a_hostile_file_for_gurobi_is_read_in_a_child() -> None:
+    junk = b"NAME x\nROWS\n N obj\nINDICATORS\n IF \x00\xff garbage\nENDATA\n" * 3
+    with pytest.raises(CaptureError, match="captured model"):
+        resolve_capture(junk)
