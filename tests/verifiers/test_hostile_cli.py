@@ -134,13 +134,15 @@ def test_import_seeds_against_hostile_seeds(tmp_path: Path) -> None:
             "                   ('__captured_state__.json', json.dumps({'objective': -11}))):\n"
             "    os.write(os.open(name, os.O_WRONLY | os.O_CREAT, 0o644), text.encode())\n"
             "print('Optimal objective:', -11)\n")
+        env_dump = os_ + "raise RuntimeError(str(dict(os.environ)))\n"
         seeds = tmp_path / "seeds.jsonl"
         seeds.write_text("".join(_seed(s, p) for s, p in (
             ("escape", escape), ("static", static_fail), ("fake", fake_class),
-            ("channel", channel), ("planted", planted))))
+            ("channel", channel), ("planted", planted), ("env", env_dump))))
         db = tmp_path / "s.duckdb"
+        key = "sk-test-" + os.urandom(8).hex()
         r = run_cli("import-seeds", str(seeds), "--db", str(db), "--workers", "1",
-                    timeout=600)
+                    env={"OPENAI_API_KEY": key}, timeout=600)
         time.sleep(0.3)
         assert r.returncode == 0, r.stderr
         assert host.hits == 0 and not outside.exists()
@@ -162,3 +164,8 @@ def test_import_seeds_against_hostile_seeds(tmp_path: Path) -> None:
         "v.subject_id WHERE v.verifier = 'static' AND json_extract_string(l.params, "
         "'$.seed_id') = 'static'", "--db", str(db), "--format", "json").stdout)
     assert "import of 'socket' is not allowed" in why[0]["details"]
+    # The program printed its whole environment into the verdict: no key was in it.
+    details = run_cli("sql", "SELECT details FROM verifications", "--db", str(db),
+                      "--format", "csv").stdout
+    assert got["env"][:2] == ("rejected", "program_failed")
+    assert "PATH" in details and key not in details
