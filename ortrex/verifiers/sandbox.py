@@ -25,7 +25,7 @@ import subprocess
 import sys
 import threading
 import time
-from typing import Any, NoReturn
+from typing import NoReturn
 
 from ortrex.verifiers import cgroups, isolation, syscalls
 from ortrex.verifiers.isolation import Limits
@@ -90,6 +90,10 @@ def _exchange(spec: RunSpec, spec_w: int, res_r: int, pid: int) -> RunResult:
         cgroups.remove(spec.cgroup)
 
 
+class TemplateDied(RuntimeError):
+    """The warm server's template is gone: the server stops, to be started afresh."""
+
+
 # ---------------------------------------------------------------- the clean template
 def _template(sock: socket.socket) -> NoReturn:
     """Fork one supervisor per request; it never sees a job (supervisors read their own)."""
@@ -120,10 +124,13 @@ def _run_warm(sock: socket.socket, job: Job, root: str | None, p: isolation.Plan
     spec_r, spec_w = os.pipe()
     res_r, res_w = os.pipe()
     try:
-        socket.send_fds(sock, [b"run"], [spec_r, res_w])
-        reply = sock.recv(8)
+        try:
+            socket.send_fds(sock, [b"run"], [spec_r, res_w])
+            reply = sock.recv(8)
+        except OSError:
+            reply = b""
         if len(reply) != 8:
-            raise RuntimeError("the sandbox template died")
+            raise TemplateDied("the sandbox template died")
         (pid,) = struct.unpack("<q", reply)
     except BaseException:
         for fd in (spec_w, res_r):
@@ -136,28 +143,13 @@ def _run_warm(sock: socket.socket, job: Job, root: str | None, p: isolation.Plan
     return _exchange(spec, spec_w, res_r, pid)
 
 
-def _send_msg(f: Any, obj: object) -> None:
-    data = pickle.dumps(obj, protocol=pickle.HIGHEST_PROTOCOL)
-    f.write(struct.pack("<Q", len(data)) + data)
-    f.flush()
-
-
-def _recv_msg(f: Any) -> Any:
-    head = f.read(8)
-    if len(head) < 8:
-        raise EOFError
-    (n,) = struct.unpack("<Q", head)
-    return pickle.loads(f.read(n))
-
-
 def serve() -> None:
     """Fork-server loop on stdin/stdout: its settings (preload, mode, hidden paths) first, then
     one pickled (Job, root) in, one RunResult out. (Settings come through the pipe, not argv:
     a program's /proc/1/cmdline is the server's.)"""
     import importlib
 
-    rfile, wfile = sys.stdin.buffer, sys.stdout.buffer
-    preload, mode, hidden = _recv_msg(rfile)
+    preload, mode, hidden = receive(0)
     for name in preload:
         with contextlib.suppress(ImportError):
             importlib.import_module(name)
@@ -170,18 +162,21 @@ def serve() -> None:
         _template(theirs)
     theirs.close()
     sys.stdout = sys.stderr  # stray prints of the server must not corrupt the pipe
-    _send_msg(wfile, ("ready", isolation.support(p)))
+    send(1, ("ready", isolation.support(p)))
     while True:
         try:
-            job, root = _recv_msg(rfile)
+            job, root = receive(0)
         except EOFError:
             cgroups.remove_left()
             return
         try:
             result = _run_warm(ours, job, root, p)
+        except TemplateDied as exc:  # the caller starts a new server (see SandboxPool)
+            send(1, RunResult("error", None, "", f"sandbox failure: {exc}", 0.0))
+            return
         except Exception as exc:
             result = RunResult("error", None, "", f"sandbox failure: {exc}", 0.0)
-        _send_msg(wfile, result)
+        send(1, result)
 
 
 class Sandbox:
@@ -197,9 +192,11 @@ class Sandbox:
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, start_new_session=True,
             env=server_env())
         self.lock = threading.Lock()
+        self._to = self.proc.stdin.fileno()  # type: ignore[union-attr]
+        self._from = self.proc.stdout.fileno()  # type: ignore[union-attr]
         try:
-            _send_msg(self.proc.stdin, (tuple(preload), mode, hidden))
-            hello, self.isolation = _recv_msg(self.proc.stdout)
+            send(self._to, (tuple(preload), mode, hidden))
+            hello, self.isolation = receive(self._from)
         except (EOFError, ValueError, OSError, pickle.UnpicklingError):
             hello = None
         if hello != "ready":
@@ -212,8 +209,8 @@ class Sandbox:
         with self.lock:
             if self.proc.poll() is not None:
                 raise RuntimeError(f"sandbox fork server died (exit {self.proc.returncode})")
-            _send_msg(self.proc.stdin, (job, self.root))
-            return _recv_msg(self.proc.stdout)
+            send(self._to, (job, self.root))
+            return receive(self._from)
 
     def close(self) -> None:
         """Stop the server (its template follows when the socket closes)."""

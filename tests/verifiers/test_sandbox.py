@@ -184,3 +184,22 @@ def test_a_machine_never_claims_what_a_mode_lacks() -> None:
             assert s["sockets"].startswith("NONE")
     with pytest.raises(ValueError, match="unknown sandbox mode"):
         isolation.plan("chroot")
+
+
+def test_a_dead_template_stops_the_server_and_the_pool_starts_another() -> None:
+    from ortrex.evaluation.scoring import SandboxPool
+
+    pool = SandboxPool()
+    try:
+        sb = pool.get()
+        children = Path(f"/proc/{sb.proc.pid}/task/{sb.proc.pid}/children").read_text().split()
+        assert len(children) == 1  # the template
+        os.kill(int(children[0]), 9)
+        time.sleep(0.2)
+        r = sb.run(Job("print(1)"))
+        assert r.status == "error" and "template died" in r.stderr
+        sb.proc.wait(timeout=5)  # the server stopped
+        fresh = pool.get()
+        assert fresh is not sb and fresh.run(Job("print(2)")).stdout == "2\n"
+    finally:
+        pool.close()
