@@ -23,7 +23,13 @@ import numpy as np
 
 from ortrex import __version__
 from ortrex.engine.jobs import Executor, JobError, make_executor
-from ortrex.engine.verify_doc import Check, check_row, verify_program, verify_statement
+from ortrex.engine.verify_doc import (
+    Check,
+    check_row,
+    verify_language,
+    verify_program,
+    verify_statement,
+)
 from ortrex.ir.canonical import CanonicalModel
 from ortrex.ir.semantic import SemanticModel
 from ortrex.render.documents import (
@@ -32,10 +38,12 @@ from ortrex.render.documents import (
     STYLES,
     Rendered,
     cpt_document,
+    own_names,
     sft_example,
     solution_from,
 )
 from ortrex.render.program import gurobipy_program, highspy_program
+from ortrex.render.program_labels import labels_program, labels_style_fits
 from ortrex.render.statement import FORMS, render_statement
 from ortrex.store.db import Store, utcnow
 from ortrex.store.ids import content_id, edge_id
@@ -177,7 +185,8 @@ def render_task(task: RenderTask) -> list[DocRecord]:
     """Render and verify every document of one instance (worker side)."""
     sm = SemanticModel.loads(task.semantic)
     instance = CanonicalModel.from_bytes(zlib.decompress(task.model))
-    sol = solution_from(list(instance.var_names), unpack_solution(task.solution), task.objective)
+    # The decisions under this telling's own names (a re-told child shares the instance).
+    sol = solution_from(own_names(sm, instance), unpack_solution(task.solution), task.objective)
     out: list[DocRecord] = []
     verdicts: dict[tuple[str, str], list[Check]] = {}
     for form in task.spec.forms:
@@ -188,7 +197,10 @@ def render_task(task: RenderTask) -> list[DocRecord]:
             st, _ = _paraphrase(task, sm, st, out)
         fidelity = verify_statement(sm, form, st.text, st.files)
         mode = "json" if form == "DPS" else "literal"
-        programs = {"gurobipy": gurobipy_program(sm, mode).code}
+        # Two gurobipy styles: name-keyed (addVars, x.sum, quicksum over names) where it
+        # fits, index loops otherwise.
+        labels = labels_style_fits(sm) and rng.random() < 0.5
+        programs = {"gurobipy": (labels_program if labels else gurobipy_program)(sm, mode).code}
         cpt_layout = CPT_LAYOUTS[int(rng.integers(len(CPT_LAYOUTS)))]
         use_highs = "cpt" in task.spec.kinds and cpt_layout == "worked_example" and \
             not any(len(m.vars) == 2 for c in sm.constraints for m in _monomials(c.lhs))
@@ -208,7 +220,7 @@ def render_task(task: RenderTask) -> list[DocRecord]:
             docs.append(sft_example(sm, st, programs["gurobipy"], "gurobipy", style, sol))
         sig = signature(statement_text(st.text, st.files)).astype("<u8").tobytes()
         for d in docs:
-            checks = [fidelity, *verdicts[form, d.solver]]
+            checks = [fidelity, verify_language(sm, d.text), *verdicts[form, d.solver]]
             out.append(DocRecord(task.instance_id, d, st.text, st.files, checks, sig,
                                  task.objective))
     return out

@@ -12,7 +12,13 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ortrex.engine.jobs import Executor, make_executor
-from ortrex.engine.verify_doc import Check, check_row, verify_program, verify_statement
+from ortrex.engine.verify_doc import (
+    Check,
+    check_row,
+    verify_language,
+    verify_program,
+    verify_statement,
+)
 from ortrex.ir.canonical import CanonicalModel
 from ortrex.ir.semantic import SemanticModel
 from ortrex.store.db import Store, utcnow
@@ -31,6 +37,7 @@ class RecheckTask:
     objective: float
     semantic: str
     model: bytes
+    text: str = ""  # the whole document (the language gate reads its prose)
 
 
 def recheck_task(t: RecheckTask) -> list[Check]:
@@ -40,7 +47,7 @@ def recheck_task(t: RecheckTask) -> list[Check]:
     fidelity = verify_statement(sm, t.form, t.statement, t.files)
     prog = verify_program(t.program, t.files, instance, t.objective,
                           "model" if t.solver == "gurobipy" else "h")
-    return [fidelity, *prog.checks]
+    return [fidelity, verify_language(sm, t.text or t.statement), *prog.checks]
 
 
 @dataclass
@@ -63,15 +70,15 @@ def recheck_documents(store: Store, workers: int = 1, limit: int | None = None,
     start = time.perf_counter()
     df = store.query(
         "SELECT d.id, d.form, d.statement, d.data_files, d.program, d.solver, d.objective, "
-        "s.model AS semantic, i.model, d.status FROM documents d "
+        "s.model AS semantic, i.model, d.text, d.status FROM documents d "
         "JOIN instances i ON i.id = d.instance_id "
         "JOIN semantic_models s ON s.id = coalesce(d.semantic_id, i.semantic_id) "
         "WHERE d.statement IS NOT NULL AND d.program IS NOT NULL ORDER BY d.created_at, d.id" +
         (f" LIMIT {int(limit)}" if limit is not None else ""))
     rows = list(df.iter_rows())
     tasks = [RecheckTask(did, form, st, json.loads(files) if files else {}, prog, solver or
-                         "gurobipy", float(obj), sem, model)
-             for did, form, st, files, prog, solver, obj, sem, model, _ in rows]
+                         "gurobipy", float(obj), sem, model, text or "")
+             for did, form, st, files, prog, solver, obj, sem, model, text, _ in rows]
     before = {r[0]: r[-1] for r in rows}
     corpus = store.query(
         "SELECT subject_id, verifier, details FROM verifications WHERE subject_kind = "

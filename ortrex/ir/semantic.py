@@ -86,6 +86,15 @@ class ConstraintFamily:
     where: tuple[Cond, ...] = ()
 
 
+    def quantifier_latex(self) -> str:
+        """``i \\in N, j \\in N: i \\neq j``: the indices and conditions the family ranges over
+        (what every rendering of it, aligned or bulleted, states)."""
+        quant = ", ".join(f"{i} \\in {s}" for i, s in self.forall)
+        if self.where:
+            quant += (": " if quant else "") + ", ".join(w.latex() for w in self.where)
+        return quant
+
+
 @dataclass(frozen=True)
 class ObjectiveSpec:
     """Direction and expression of the objective."""
@@ -308,9 +317,38 @@ class SemanticModel:
         """Parse the JSON text of :meth:`dumps`."""
         return cls.from_json(json.loads(text))
 
+    @cached_property
+    def derived_params(self) -> dict[str, str]:
+        """Parameters a modeller computes from the others, with the Python expression that
+        does it (``descriptors["derived"]``: over set names, as element lists, and parameter
+        names, as nested lists). One is kept only where its expression reproduces the data
+        exactly: a mutation that changed the data behind it makes it ordinary data again."""
+        declared = self.descriptors.get("derived") or {}
+        if not isinstance(declared, Mapping) or not declared:
+            return {}
+        env: dict[str, Any] = {s.name: list(s.elements) for s in self.sets}
+        env.update({p.name: p.values.tolist() for p in self.params if p.name not in declared})
+        safe = {"len": len, "sum": sum, "max": max, "min": min, "range": range, "abs": abs,
+                "int": int, "float": float}
+        out = {}
+        for name, expression in declared.items():
+            p = self.param_map.get(name)
+            if p is None or not isinstance(expression, str):
+                continue
+            try:
+                # As globals: comprehensions do not see eval's locals before Python 3.12.
+                got = np.asarray(eval(expression, {"__builtins__": safe, **env}),
+                                 dtype=np.float64)
+            except Exception:
+                continue
+            if got.shape == p.values.shape and np.array_equal(got, p.values):
+                out[name] = expression
+        return out
+
     def position_params(self) -> dict[str, str]:
         """Parameters holding positions in a set (read by ``link`` conditions: the head node of
-        an arc, ...) and that set. People read and write them as element labels."""
+        an arc, ...; or declared in ``descriptors["positions"]``: the origin of a commodity a
+        derivation reads) and that set. People read and write them as element labels."""
         out: dict[str, str] = {}
 
         def visit(conds: Iterable[Cond], sets: dict[str, str]) -> None:
@@ -335,6 +373,10 @@ class SemanticModel:
         for v in self.variables:
             visit(v.where, dict(v.dims))
         walk(self.objective.expr, {})
+        declared = self.descriptors.get("positions") or {}  # read only by derivations
+        if isinstance(declared, Mapping):
+            out.update({k: v for k, v in declared.items()
+                        if k in self.param_map and v in self.set_map})
         return out
 
     # ------------------------------------------------------------------ views
@@ -345,9 +387,7 @@ class SemanticModel:
         lines.append(rf"\{o.sense} \quad & {o.expr.latex()} \\")
         lines.append(r"\text{s.t.} \quad & \\")
         for c in self.constraints:
-            quant = ", ".join(f"{i} \\in {s}" for i, s in c.forall)
-            if c.where:
-                quant += (": " if quant else "") + ", ".join(w.latex() for w in c.where)
+            quant = c.quantifier_latex()
             tail = rf" && \forall {quant}" if quant else ""
             lines.append(rf"& {c.lhs.latex()} {SENSES[c.sense]} {_e(c.rhs).latex()}{tail} \\")
         for v in self.variables:

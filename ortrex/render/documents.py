@@ -1,17 +1,24 @@
 """CPT documents and SFT examples built from a statement, the formulation and a program.
 
 * **CPT** (continued pre-training) documents: the statement, a modelling walk-through, the LaTeX
-  formulation, the program and the verified optimum with a short solution summary, in three
+  formulation, the program and the verified optimum with the decisions behind it, in three
   layouts.
-* **SFT** examples in OpenAI messages form: the user turn is the statement (DPS files inlined
-  when they fit a size budget); the assistant turn is one of four styles: ``code_only``,
-  ``math_model``, ``math_model_with_code`` or ``clean_cot`` (a short modelling checklist, then
-  the program).
+* **SFT** examples in OpenAI messages form: the user turn is the statement (the DPS data file
+  inlined when it fits a size budget); the assistant turn is one of four styles: ``code_only``,
+  ``math_model`` (the walk-through and the formulation: it ends with the model, never with a
+  number the prompt cannot produce), ``math_model_with_code`` (the model, the program, and
+  what running it gives) or ``clean_cot`` (a short modelling checklist, then the program).
+
+Answers agree with their statements by construction: decisions are told with the statement's
+own names and words (``Telling.report``), a list of decisions is complete or says it is not
+("the 12 largest of 57"), and every constraint's quantifier is the same object in the bulleted
+walk-through and in the aligned formulation.
 """
 
 from __future__ import annotations
 
 import math
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -20,7 +27,10 @@ import numpy as np
 from ortrex.ir.expr import expand
 from ortrex.ir.semantic import SemanticModel
 from ortrex.render.data import number
-from ortrex.render.statement import Statement, plural
+from ortrex.render.language import article, plural, unit
+from ortrex.render.statement import Statement
+from ortrex.render.telling import Words, entity
+from ortrex.render.tellings import TELLINGS
 
 KINDS = ("cpt", "sft")
 STYLES = ("code_only", "math_model", "math_model_with_code", "clean_cot")
@@ -30,10 +40,11 @@ FILE_BUDGET = 6000  # characters of DPS files inlined into an SFT user turn
 
 @dataclass(frozen=True)
 class Solution:
-    """The verified optimum and the nonzero values of the solution behind it."""
+    """The verified optimum and (up to a limit) the nonzero values behind it, by name."""
 
     objective: float
     values: dict[str, float] = field(default_factory=dict)
+    total: int = 0  # nonzero values in the whole solution (``values`` may hold fewer)
 
 
 @dataclass(frozen=True)
@@ -57,12 +68,61 @@ def solution_from(var_names: list[str], x: np.ndarray | None, objective: float,
         return Solution(objective)
     nz = np.flatnonzero(np.abs(x) > 1e-9)
     order = nz[np.argsort(-np.abs(x[nz]), kind="stable")][:limit]
-    return Solution(objective, {var_names[int(k)]: float(x[k]) for k in sorted(order)})
+    return Solution(objective, {var_names[int(k)]: float(x[k]) for k in sorted(order)},
+                    int(nz.size))
+
+
+def own_names(sm: SemanticModel, instance: Any) -> list[str]:
+    """The instance's variables named as this semantic model names them. A re-told child
+    (other names, another domain) shares its parent's instance: its own grounding has the
+    same variables in the same order, under its own names."""
+    try:
+        g = sm.ground()
+    except Exception:  # a model that cannot be grounded keeps the instance's names
+        return list(instance.var_names)
+    same = g.num_vars == instance.num_vars and g.A.shape == instance.A.shape and \
+        (g.A != instance.A).nnz == 0 and np.array_equal(g.obj, instance.obj) and \
+        np.array_equal(g.lb, instance.lb) and np.array_equal(g.ub, instance.ub)
+    return list(g.var_names) if same else list(instance.var_names)
+
+
+_NAME = re.compile(r"^([A-Za-z_]\w*)(?:\[(.*)\])?$")
+
+
+def decisions(sm: SemanticModel, sol: Solution) -> list[str]:
+    """The solution's values as the statement would say them (its names, its words)."""
+    telling = TELLINGS.get(sm.family)
+    report = dict(telling.report) if telling is not None else {}
+    words = Words(sm, "DP", {})
+    out = []
+    for name, v in sol.values.items():
+        m = _NAME.match(name)
+        fam = sm.var_map.get(m.group(1)) if m else None
+        if fam is None or m is None:
+            out.append(f"{name} = {_fmt(v)}")
+            continue
+        if report and fam.name not in report:
+            continue  # an auxiliary the client never asked about (a tour position)
+        labels = (m.group(2) or "").split(",") if fam.dims else []
+        where = {i: lab for (i, _), lab in zip(fam.dims, labels, strict=False)}
+        if fam.name in report:
+            out.append(report[fam.name].format_map(words.with_(v=_fmt(v), **where)))
+            continue
+        text = fam.description
+        for (i, s), lab in zip(fam.dims, labels, strict=False):
+            text = re.sub(rf"\b{re.escape(entity(sm, s))} {re.escape(i)}\b",
+                          f"{entity(sm, s)} {lab}", text)
+        out.append(f"{text}: {_fmt(v)}")
+    return out
+
 
 
 def _fmt(v: float) -> str:
-    r = round(v, 6)
-    return number(r if r != 0 else 0.0)
+    """A value as a reader wants it: solver noise gone (``45.999999`` is ``46``)."""
+    r = round(v)
+    if abs(v - r) <= 1e-6 * max(1.0, abs(v)):
+        return number(float(r) + 0.0)
+    return number(round(v, 4) + 0.0)
 
 
 def walkthrough(sm: SemanticModel) -> str:
@@ -71,7 +131,7 @@ def walkthrough(sm: SemanticModel) -> str:
         f"${s.name}$: the {plural(s.entity or s.name)} ({len(s)})" for s in sm.sets) + "."]
     if sm.params:
         lines.append("**Parameters.** " + "; ".join(
-            f"${_sym(p.name)}$: {p.description}" + (f" ({p.unit})" if p.unit else "")
+            f"${_sym(p.name)}$: {p.description}" + (f" ({unit(p.unit)})" if p.unit else "")
             for p in sm.params) + ".")
     dom = {"C": "continuous", "I": "integer", "B": "binary"}
     lines.append("**Decision variables.** " + "; ".join(
@@ -82,7 +142,7 @@ def walkthrough(sm: SemanticModel) -> str:
                  f"{o.description}: ${o.expr.latex()}$.")
     lines.append("**Constraints.**")
     for c in sm.constraints:
-        quant = ", ".join(f"{i} \\in {s}" for i, s in c.forall)
+        quant = c.quantifier_latex()  # the same quantifier as the aligned formulation
         rel = {"<=": r"\le", ">=": r"\ge", "=": "="}[c.sense]
         rhs = c.rhs.latex() if hasattr(c.rhs, "latex") else number(float(c.rhs))
         lines.append(f"- {c.meaning} ${c.lhs.latex()} {rel} {rhs}$"
@@ -141,10 +201,17 @@ def _bounds_words(v: Any) -> str:
 def _result(sm: SemanticModel, sol: Solution) -> str:
     o = sm.objective
     lines = [f"The optimal {o.description} is {_fmt(sol.objective)}."]
-    if sol.values:
-        lines.append("Nonzero decisions in an optimal solution: " + ", ".join(
-            f"{k} = {_fmt(v)}" for k, v in sol.values.items()) + ".")
+    told = decisions(sm, sol)
+    if told:
+        shown = len(sol.values)
+        head = "An optimal plan: " if sol.total <= shown else \
+            f"The {shown} largest of the {sol.total} nonzero decisions of an optimal plan: "
+        lines.append(head + "; ".join(told) + ".")
     return " ".join(lines)
+
+
+def _lower(text: str) -> str:
+    return text[:1].lower() + text[1:]
 
 
 def _code(program: str) -> str:
@@ -159,8 +226,7 @@ def _user_turn(st: Statement) -> str:
     if total > FILE_BUDGET:
         names = ", ".join(f"`{k}`" for k in st.files)
         return f"{text}\n\nAttached files (not inlined, {total} characters): {names}."
-    blocks = [f"File `{name}`:\n```{'json' if name.endswith('.json') else 'csv'}\n"
-              f"{body.rstrip()}\n```" for name, body in st.files.items()]
+    blocks = [f"File `{name}`:\n```json\n{body.rstrip()}\n```" for name, body in st.files.items()]
     return text + "\n\n" + "\n\n".join(blocks)
 
 
@@ -172,8 +238,10 @@ def sft_example(sm: SemanticModel, st: Statement, program: str, solver: str, sty
     formulation = f"$$\n{sm.latex()}\n$$"
     answer = {
         "code_only": _code(program),
-        "math_model": f"{walkthrough(sm)}\n\n{formulation}\n\n{_result(sm, sol)}",
-        "math_model_with_code": f"{walkthrough(sm)}\n\n{formulation}\n\n{_code(program)}",
+        # The model only: no number the prompt alone cannot produce.
+        "math_model": f"{walkthrough(sm)}\n\n{formulation}",
+        "math_model_with_code": f"{walkthrough(sm)}\n\n{formulation}\n\n{_code(program)}"
+                                f"\n\nRunning it gives: {_lower(_result(sm, sol))}",
         "clean_cot": f"{checklist(sm)}\n\n{_code(program)}",
     }[style]
     messages = [{"role": "user", "content": _user_turn(st)},
@@ -199,7 +267,7 @@ def cpt_document(sm: SemanticModel, st: Statement, program: str, solver: str, la
                  f"In code, with {lib}:", _code(program),
                  "Running it gives the answer. " + _result(sm, sol)]
     elif layout == "notes":
-        parts = [f"Notes on a {sm.family.replace('_', ' ')} model ({title})", statement,
+        parts = [f"Notes on {article(sm.family.replace('_', ' '))} model ({title})", statement,
                  checklist(sm), walkthrough(sm), _code(program), _result(sm, sol)]
     else:
         raise ValueError(f"unknown CPT layout {layout!r}; expected one of "

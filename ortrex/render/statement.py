@@ -1,13 +1,16 @@
-"""Problem statements in three forms and five layouts, with seeded sentence-level variation.
+"""Problem statements in three forms, told as a situation (the default) or as a specification.
 
 * **DP**: every number in the prose.
 * **DT**: the prose refers to markdown tables that hold the data.
-* **DPS**: the prose names data files (``data.json`` and one CSV per indexed parameter) and
-  describes their schema; the files are returned with the statement.
+* **DPS**: the prose describes ``data.json`` key by key; the file is returned with the
+  statement (one data format: what an SFT prompt inlines is the data once).
 
-Every layout states the story, the sets with their elements, the data, each decision with its
-domain and bounds, every constraint family's meaning (in a seeded order and phrasing) and the
-objective. Numbers are written so that they read back exactly (``ortrex.render.data.number``).
+*Situation* layouts (``ortrex.render.situation``: narrative, letter, brief, question, ticket)
+are how a client describes the problem; the modelling is left to the reader. *Specification*
+layouts (narrative, sections, memo, checklist, question) state the sets, the data, each decision
+with its domain and bounds, every constraint family's meaning and the objective: a minority
+style (``SPECIFICATION_SHARE``), labelled ``specification:<layout>`` in the document metadata.
+Numbers are written so that they read back exactly (``ortrex.render.data.number``).
 """
 
 from __future__ import annotations
@@ -20,10 +23,17 @@ import numpy as np
 
 from ortrex.ir.expr import Const, Expr, Param
 from ortrex.ir.semantic import IndexSet, Parameter, SemanticModel, VariableFamily
-from ortrex.render.data import csv_columns, csv_files, data_json, dumps_json, link_params, number
+from ortrex.render.data import csv_columns, link_params, number
+from ortrex.render.language import plural
+from ortrex.render.language import unit as unit_text
+from ortrex.render.names import person_name
+from ortrex.render.situation import SITUATION_LAYOUTS, situation_files, tell
 
 FORMS = ("DP", "DT", "DPS")
-LAYOUTS = ("narrative", "sections", "memo", "checklist", "question")
+SPEC_LAYOUTS = ("narrative", "sections", "memo", "checklist", "question")
+LAYOUTS = (*(f"situation:{x}" for x in SITUATION_LAYOUTS),
+           *(f"specification:{x}" for x in SPEC_LAYOUTS))
+SPECIFICATION_SHARE = 0.15
 
 
 @dataclass(frozen=True)
@@ -36,26 +46,14 @@ class Statement:
     files: dict[str, str] = field(default_factory=dict)
 
 
-def plural(noun: str) -> str:
-    """English plural of a (possibly multi-word) noun."""
-    if not noun:
-        return noun
-    head, _, last = noun.rpartition(" ")
-    if last.endswith(("s", "x", "ch", "sh")):
-        last += "es"
-    elif last.endswith("y") and last[-2:-1] not in "aeiou":
-        last = last[:-1] + "ies"
-    else:
-        last += "s"
-    return f"{head} {last}" if head else last
-
-
 def _cap(text: str) -> str:
     return text[:1].upper() + text[1:] if text else text
 
 
 def _lower_first(text: str) -> str:
-    return text[:1].lower() + text[1:] if text and not text[:2].isupper() else text
+    first = text.split(" ", 1)[0]
+    return text[:1].lower() + text[1:] if text and not (len(first) > 1 and first.isupper()) \
+        else text
 
 
 class _Writer:
@@ -75,7 +73,7 @@ class _Writer:
         return self.sets[s].entity or s
 
     def unit(self, p: Parameter) -> str:
-        return f" ({p.unit})" if p.unit and p.name not in self.links else ""
+        return f" ({unit_text(p.unit)})" if p.unit and p.name not in self.links else ""
 
     def describe(self, p: Parameter) -> str:
         """The parameter's description (position parameters are shown as element names)."""
@@ -126,9 +124,9 @@ class _Writer:
     def tables(self) -> list[str]:
         """Markdown tables holding every parameter (DT)."""
         out: list[str] = []
-        scalars = [p for p in self.sm.params if not p.index]
+        scalars = [p for p in self.shown() if not p.index]
         by_set: dict[str, list[Parameter]] = {}
-        for p in self.sm.params:
+        for p in self.shown():
             if len(p.index) == 1:
                 by_set.setdefault(p.index[0], []).append(p)
         k = 1
@@ -139,7 +137,7 @@ class _Writer:
             caption = "; ".join(f"{p.name}: {self.describe(p)}" for p in ps)
             out.append(_table(f"Table {k}: {caption}", header, rows))
             k += 1
-        for p in self.sm.params:
+        for p in self.shown():
             if len(p.index) < 2:
                 continue
             arr = np.asarray(p.values, dtype=float)
@@ -164,32 +162,30 @@ class _Writer:
         return out
 
     def files_paragraph(self) -> str:
-        """Where the data is and what the files look like (DPS)."""
+        """Where the data is and what the file looks like (DPS)."""
         sets = ", ".join(f'"{s.name}" ({plural(self.entity(s.name))})' for s in self.sm.sets)
         lines = [
-            self.pick("The data is provided in separate files.",
-                      "All numbers are in the attached data files.",
-                      "The instance data comes in files next to this statement."),
+            self.pick("The data is provided in a separate file.",
+                      "All numbers are in the attached data file.",
+                      "The instance data comes in a file next to this statement."),
             f'`data.json` has two keys: "sets" maps each set ({sets}) to its list of element '
             'names, and "parameters" maps each parameter name to its value: a number, or '
             "nested objects keyed by element names in the order of the parameter's indices.",
         ]
-        csvs = [p for p in self.sm.params if p.index]
-        if csvs:
-            lines.append("The same indexed data is also given as CSV files, one row per entry:")
-            for p in csvs:
-                cols = ", ".join(csv_columns(p, self.sm))
-                lines.append(f"- `{p.name}.csv` (columns {cols}): {self.describe(p)}"
-                             f"{self.unit(p)}")
-        scalars = [p for p in self.sm.params if not p.index]
-        if scalars:
-            lines.append("Single values in `data.json`: " + "; ".join(
-                f'"{p.name}" is the {self.describe(p)}{self.unit(p)}' for p in scalars) + ".")
-        linked = [p for p in self.sm.params if p.name in self.links]
+        for p in self.shown():
+            cols = ", ".join(csv_columns(p, self.sm)[:-1])
+            keyed = f" (keyed by {cols})" if p.index else ""
+            lines.append(f'- "{p.name}"{keyed}: {self.describe(p)}{self.unit(p)}')
+        linked = [p for p in self.shown() if p.name in self.links]
         if linked:
             lines.append("Entries of " + ", ".join(f'"{p.name}"' for p in linked)
                          + " are element names, not numbers.")
         return "\n".join(lines)
+
+    def shown(self) -> list[Parameter]:
+        """The parameters a statement gives (not those a modeller derives)."""
+        derived = self.sm.derived_params
+        return [p for p in self.sm.params if p.name not in derived]
 
     # ------------------------------------------------------------------ model parts
     def decision(self, v: VariableFamily) -> str:
@@ -254,7 +250,10 @@ class _Writer:
             return f"The {o.description} should be {tail}."
         verb = {"min": self.pick("minimize", "minimise"),
                 "max": self.pick("maximize", "maximise")}[o.sense]
-        return f"The goal is to {verb} the {o.description}."
+        return self.pick(f"The goal is to {verb} the {o.description}.",
+                         f"Objective: {verb} the {o.description}.",
+                         f"We {verb} the {o.description}.",
+                         f"{_cap(verb)} the {o.description}.")
 
     def ask(self) -> str:
         o = self.sm.objective
@@ -279,7 +278,7 @@ def _table(caption: str, header: list[str], rows: list[list[str]]) -> str:
 
 def _data(w: _Writer, form: str) -> str:
     if form == "DP":
-        return "\n".join(w.param_prose(p) for p in w.sm.params)
+        return "\n".join(w.param_prose(p) for p in w.shown())
     if form == "DT":
         lead = w.pick("The data is given in the tables below.",
                       "The tables below hold all the data.", "Data:")
@@ -289,13 +288,16 @@ def _data(w: _Writer, form: str) -> str:
 
 def _sets(w: _Writer, form: str) -> str:
     if form == "DPS":
-        return "The sets and their elements are listed in `data.json`."
+        return w.pick("The sets and their elements are listed in `data.json`.",
+                      "`data.json` lists every set with its elements.",
+                      f"Sets: {', '.join(s.name for s in w.sm.sets)} (elements in `data.json`).",
+                      "See `data.json` for the sets and their members.")
     return w.sets_paragraph()
 
 
 # ---------------------------------------------------------------- layouts
 def _narrative(w: _Writer, form: str) -> str:
-    parts = [w.story(), _sets(w, form), _data(w, form),
+    parts = [_sets(w, form), w.story(), _data(w, form),
              "Decisions: " + " ".join(w.decision(v) for v in w.sm.variables),
              " ".join(w.constraints()), w.objective(), w.ask()]
     return "\n\n".join(parts)
@@ -313,8 +315,10 @@ def _sections(w: _Writer, form: str) -> str:
 
 def _memo(w: _Writer, form: str) -> str:
     title = w.d.get("title", w.sm.name)
-    head = (f"**To:** {w.pick('Operations research team', 'Planning analyst', 'Decision support')}"
-            f"\n**From:** {w.pick('Head of operations', 'Planning manager', 'Chief engineer')}"
+    head = (f"**To:** {person_name(w.rng)}, "
+            f"{w.pick('operations research team', 'planning analyst', 'decision support')}"
+            f"\n**From:** {person_name(w.rng)}, "
+            f"{w.pick('head of operations', 'planning manager', 'chief engineer')}"
             f"\n**Subject:** {title}")
     parts = [head, w.story(), _sets(w, form), _data(w, form),
              w.pick("We need to decide the following.", "Please determine:") + "\n" +
@@ -327,7 +331,7 @@ def _memo(w: _Writer, form: str) -> str:
 
 def _checklist(w: _Writer, form: str) -> str:
     cons = w.constraints()
-    parts = [w.story(), _sets(w, form), _data(w, form),
+    parts = [_sets(w, form), w.story(), _data(w, form),
              "Decision variables:\n" + "\n".join(f"- {w.decision(v)}" for v in w.sm.variables),
              "Requirements:\n" + "\n".join(f"- {c}" for c in cons),
              w.objective(), w.ask()]
@@ -337,7 +341,7 @@ def _checklist(w: _Writer, form: str) -> str:
 def _question(w: _Writer, form: str) -> str:
     o = w.sm.objective
     verb = "lowest" if o.sense == "min" else "highest"
-    parts = [w.story(), _sets(w, form), _data(w, form),
+    parts = [_sets(w, form), w.story(), _data(w, form),
              " ".join(w.decision(v) for v in w.sm.variables),
              "Note: " + " ".join(w.constraints()),
              f"Question: what is the {verb} possible {o.description}, and which decisions "
@@ -345,7 +349,7 @@ def _question(w: _Writer, form: str) -> str:
     return "\n\n".join(parts)
 
 
-_LAYOUTS: dict[str, Callable[[_Writer, str], str]] = {
+_SPEC: dict[str, Callable[[_Writer, str], str]] = {
     "narrative": _narrative, "sections": _sections, "memo": _memo, "checklist": _checklist,
     "question": _question,
 }
@@ -353,16 +357,24 @@ _LAYOUTS: dict[str, Callable[[_Writer, str], str]] = {
 
 def render_statement(sm: SemanticModel, form: str, layout: str | None = None,
                      seed: int = 0) -> Statement:
-    """The problem statement of ``sm`` in ``form`` (DP / DT / DPS); the layout is drawn from
-    the seed when not given."""
+    """The problem statement of ``sm`` in ``form`` (DP / DT / DPS). ``layout`` is
+    ``situation:<name>`` or ``specification:<name>`` (a bare name: a specification layout);
+    drawn from the seed when not given, a situation most of the time."""
     if form not in FORMS:
         raise ValueError(f"unknown form {form!r}; expected one of {', '.join(FORMS)}")
     rng = np.random.default_rng([seed, sum(map(ord, form))])
-    layout = layout or LAYOUTS[int(rng.integers(len(LAYOUTS)))]
-    if layout not in _LAYOUTS:
+    if layout is None:
+        kind = "specification" if rng.random() < SPECIFICATION_SHARE else "situation"
+        names = SPEC_LAYOUTS if kind == "specification" else SITUATION_LAYOUTS
+        layout = f"{kind}:{names[int(rng.integers(len(names)))]}"
+    elif ":" not in layout:
+        layout = f"specification:{layout}"
+    if layout not in LAYOUTS:
         raise ValueError(f"unknown layout {layout!r}; expected one of {', '.join(LAYOUTS)}")
-    text = _LAYOUTS[layout](_Writer(sm, rng), form).strip() + "\n"
-    files = {}
-    if form == "DPS":
-        files = {"data.json": dumps_json(data_json(sm)), **csv_files(sm)}
+    kind, name = layout.split(":")
+    if kind == "situation":
+        text = tell(sm, form, name, rng)
+    else:
+        text = _SPEC[name](_Writer(sm, rng), form).strip() + "\n"
+    files = situation_files(sm) if form == "DPS" else {}
     return Statement(form, layout, text, files)

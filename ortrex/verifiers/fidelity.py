@@ -84,10 +84,13 @@ def _allowed(sm: SemanticModel) -> set[float]:
 def _check_numbers(sm: SemanticModel, text: str, report: FidelityReport,
                    expect_data: bool) -> None:
     positions = sm.position_params()
+    derived = sm.derived_params
     expected: Counter[float] = Counter()
     where: dict[float, str] = {}
     for p in sm.params:
-        if p.name in positions:
+        if p.name in positions or p.name in derived:
+            continue
+        if is_membership(p):  # 0 and 1 are always allowed; a list tells them without digits
             continue
         for v in _values(p):
             expected[float(v)] += 1
@@ -118,6 +121,10 @@ def _check_adjacent(sm: SemanticModel, text: str, report: FidelityReport) -> Non
     positions = sm.position_params()
     sets = sm.set_map
     for p in sm.params:
+        if p.name in sm.derived_params:
+            continue
+        if is_membership(p) and _told_as_lists(p, sm, text):
+            continue
         if len(p.index) == 2 and p.name not in positions:
             _check_adjacent_2d(p, sm, text, report)
         if len(p.index) != 1 or p.name in positions:
@@ -128,6 +135,35 @@ def _check_adjacent(sm: SemanticModel, text: str, report: FidelityReport) -> Non
                 report.problems.append(f"{p.name!r} of {e} should be {v:g}; not found next to "
                                        f"{e}")
                 break
+
+
+def is_membership(p: Parameter) -> bool:
+    """A 0/1 relation between two sets (who covers what), which prose tells as lists."""
+    return len(p.index) == 2 and p.integer and bool(np.isin(p.values, (0.0, 1.0)).all())
+
+
+def _told_as_lists(p: Parameter, sm: SemanticModel, text: str) -> bool:
+    """DP: for one of the two sets, every element is followed (up to the next ``;``, ``.``
+    or line end) by exactly the elements of the other set it is related to."""
+    arr = np.asarray(p.values, dtype=float)
+    rows, cols = (sm.set_map[s].elements for s in p.index)
+    for outer, inner, rel in ((rows, cols, arr), (cols, rows, arr.T)):
+        ok = True
+        for i, e in enumerate(outer):
+            want = {inner[j] for j in np.flatnonzero(rel[i] > 0.5)}
+            found = False
+            for m in re.finditer(rf"(?<![\w]){re.escape(e)}(?![\w])([^;.\n]*)", text):
+                named = {c for c in inner if re.search(rf"(?<![\w]){re.escape(c)}(?![\w])",
+                                                       m.group(1))}
+                if named == want:
+                    found = True
+                    break
+            if not found:
+                ok = False
+                break
+        if ok:
+            return True
+    return False
 
 
 def _check_adjacent_2d(p: Parameter, sm: SemanticModel, text: str,
@@ -184,26 +220,40 @@ def _cell_equal(cell: str, expect: str | float) -> bool:
     return _same(cell, expect)
 
 
-def _check_tables(sm: SemanticModel, text: str, report: FidelityReport) -> None:
+def _names(p: Parameter, labels: dict[str, str]) -> set[str]:
+    """What a table may call a parameter: its name, or its business label (any case)."""
+    return {p.name.lower(), labels.get(p.name, p.name).lower()}
+
+
+def _head(cell: str) -> str:
+    return cell.split(" (")[0].strip().lower()
+
+
+def _check_tables(sm: SemanticModel, text: str, report: FidelityReport,
+                  labels: dict[str, str]) -> None:
     tables = parse_tables(text)
     sets = sm.set_map
     for p in sm.params:
+        if p.name in sm.derived_params:
+            continue
         arr = np.asarray(p.values, dtype=float)
+        names = _names(p, labels)
         ok = False
         for t in tables:
             head = t[0]
             if not p.index:
-                ok = any(r[:2] and r[0] == p.name and _cell_equal(r[1], _cell(p, float(arr), sm))
+                ok = any(r[:2] and _head(r[0]) in names and
+                         _cell_equal(r[1], _cell(p, float(arr), sm))
                          for r in t[1:] if len(r) >= 2)
             elif len(p.index) == 1:
-                col = next((k for k, h in enumerate(head) if h.split(" (")[0] == p.name), None)
+                col = next((k for k, h in enumerate(head) if _head(h) in names), None)
                 if col is None:
                     continue
                 rows = {r[0]: r[col] for r in t[1:] if len(r) > col}
                 ok = all(_cell_equal(rows.get(e, ""), _cell(p, arr[i], sm))
                          for i, e in enumerate(sets[p.index[0]].elements))
             elif len(p.index) == 2:
-                if not head[0].startswith(f"{p.name}:"):
+                if _head(head[0].split(":")[0]) not in names:
                     continue
                 cols = {h: k for k, h in enumerate(head)}
                 rows = {r[0]: r for r in t[1:]}
@@ -212,7 +262,7 @@ def _check_tables(sm: SemanticModel, text: str, report: FidelityReport) -> None:
                          _cell_equal(rows[e][cols[c]], _cell(p, arr[i, j], sm))
                          for i, e in enumerate(rs) for j, c in enumerate(cs))
             else:
-                if head[-1] != p.name:
+                if _head(head[-1]) not in names:
                     continue
                 got = {tuple(r[:-1]): r[-1] for r in t[1:]}
                 ok = all(_cell_equal(got.get(tuple(sets[s].elements[i] for s, i in
@@ -268,6 +318,8 @@ def _check_files(sm: SemanticModel, text: str, files: dict[str, str],
         if sets.get(s.name) != list(s.elements):
             report.problems.append(f"data.json: set {s.name!r} differs from the instance")
     for p in sm.params:
+        if p.name in sm.derived_params and p.name not in params:
+            continue  # a modeller derives it; the data need not hold it
         try:
             got = _from_nested(params[p.name], p, sm)
         except (KeyError, TypeError, ValueError) as exc:
@@ -300,10 +352,14 @@ def _check_csv(p: Parameter, sm: SemanticModel, text: str, report: FidelityRepor
 
 # ---------------------------------------------------------------- entry point
 def check_fidelity(sm: SemanticModel, form: str, text: str,
-                   files: dict[str, str] | None = None) -> FidelityReport:
-    """Read a statement back (``form`` DP / DT / DPS) and compare it with the instance."""
+                   files: dict[str, str] | None = None,
+                   labels: dict[str, str] | None = None) -> FidelityReport:
+    """Read a statement back (``form`` DP / DT / DPS) and compare it with the instance.
+    ``labels``: the business names tables may give parameters (besides their own names).
+    Parameters a modeller derives (``sm.derived_params``) need not be stated."""
     report = FidelityReport()
     files = files or {}
+    labels = labels or {}
     for m in _PLACEHOLDER.finditer(text):
         report.problems.append(f"leftover placeholder {m.group(0)!r}")
     if form in ("DP", "DT"):
@@ -312,7 +368,7 @@ def check_fidelity(sm: SemanticModel, form: str, text: str,
         if form == "DP":
             _check_adjacent(sm, text, report)
         else:
-            _check_tables(sm, text, report)
+            _check_tables(sm, text, report, labels)
     elif form == "DPS":
         _check_files(sm, text, files, report)
         _check_numbers(sm, text, report, expect_data=False)

@@ -20,16 +20,19 @@ class Assignment(Family):
     vocabularies = (
         Vocabulary("workforce", "Job allocation",
                    "A contractor gives each {T} to one {W}; a {W} takes at most one {T}.",
-                   {"W": ("technician", "TECH"), "T": ("job", "JOB")},
-                   {"money": "USD", "unit": "cost in USD"}),
+                   {"W": ("technician", "person"), "T": ("job", "list:job")},
+                   {"money": "USD", "unit": "cost in USD", "org": "building contractor",
+                    "give": "give"}),
         Vocabulary("healthcare", "Nurse rostering",
                    "A hospital assigns each {T} to one {W} for the night.",
-                   {"W": ("nurse", "N"), "T": ("ward", "WARD")},
-                   {"money": "overtime hours", "unit": "hours"}),
+                   {"W": ("nurse", "person"), "T": ("ward", "list:ward")},
+                   {"money": "overtime hours", "unit": "hours", "org": "hospital",
+                    "give": "assign"}),
         Vocabulary("computing", "Job placement",
                    "A cluster scheduler places each {T} on its own {W}.",
-                   {"W": ("server", "SRV"), "T": ("container", "CT")},
-                   {"money": "ms of latency", "unit": "ms"}),
+                   {"W": ("server", "codename"), "T": ("container", "list:service")},
+                   {"money": "ms of latency", "unit": "ms", "org": "platform team",
+                    "give": "place"}),
     )
 
     def build(self, b: Builder, rng: np.random.Generator) -> None:

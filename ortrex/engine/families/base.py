@@ -18,6 +18,8 @@ from ortrex.ir.semantic import (
     SemanticModel,
     VariableFamily,
 )
+from ortrex.render.language import fill_words
+from ortrex.render.names import element_names, name_kind
 
 SIZES = ("small", "medium", "large")
 
@@ -26,8 +28,10 @@ SIZES = ("small", "medium", "large")
 class Vocabulary:
     """A domain framing: what the sets are called, the units, and the story line.
 
-    ``entities`` maps a set name to (singular noun, element label prefix); ``words`` fills the
-    ``{placeholders}`` of the family's descriptions (units such as ``{money}``, verbs, nouns).
+    ``entities`` maps a set name to (singular noun, name kind): how its elements are named
+    (``town``, ``surname``, ``list:crop``, ``quarter``, ``code:Bay``..., see ``names``);
+    ``words`` fills the ``{placeholders}`` of the family's descriptions and of the statement's
+    telling (units such as ``{money}``, verbs, nouns).
     """
 
     domain: str
@@ -37,14 +41,9 @@ class Vocabulary:
     words: Mapping[str, str] = field(default_factory=dict)
 
     def fill(self, text: str) -> str:
-        """``text`` with ``{S}`` -> entity of set S and ``{word}`` -> the vocabulary's word."""
-        table = {k: v[0] for k, v in self.entities.items()} | dict(self.words)
-        return text.format_map(_Strict(table))
-
-
-class _Strict(dict):  # type: ignore[type-arg]
-    def __missing__(self, key: str) -> str:
-        raise KeyError(f"vocabulary has no word for {{{key}}}")
+        """``text`` with ``{S}`` -> entity of set S (``{S}s`` its plural, ``a {S}`` with its
+        article, through inflect) and ``{word}`` -> the vocabulary's word."""
+        return fill_words(text, {k: v[0] for k, v in self.entities.items()}, self.words)
 
 
 class Family:
@@ -62,7 +61,8 @@ class Family:
             raise ValueError(f"unknown size {size!r}; expected one of {', '.join(SIZES)}")
         vocab = self.vocabularies[int(rng.integers(len(self.vocabularies)))]
         dims = {k: int(rng.integers(lo, hi + 1)) for k, (lo, hi) in self.sizes[size].items()}
-        b = Builder(self, vocab, dims, size)
+        # Names from a stream of their own: the data draws stay what they were.
+        b = Builder(self, vocab, dims, size, rng.spawn(1)[0])
         self.build(b, rng)
         return b.model
 
@@ -75,8 +75,11 @@ class Builder:
     """Collects the parts of one instance; descriptions are filled from the vocabulary."""
 
     def __init__(self, family: Family, vocab: Vocabulary, dims: dict[str, int],
-                 size: str) -> None:
+                 size: str, names_rng: np.random.Generator | None = None) -> None:
         self.family, self.vocab, self.dims, self.size = family, vocab, dims, size
+        self.names_rng = names_rng if names_rng is not None else np.random.default_rng(0)
+        self.taken: set[str] = set()
+        self.derived: dict[str, str] = {}
         self.sets: list[IndexSet] = []
         self.params: list[Parameter] = []
         self.vars: list[VariableFamily] = []
@@ -88,20 +91,28 @@ class Builder:
     def set(self, name: str, n: int | None = None, description: str = "") -> IndexSet:
         """Set ``name`` with ``n`` elements (default: the sampled size) labelled by the vocab."""
         n = self.dims[name] if n is None else n
-        noun, label = self.vocab.entities[name]
-        s = IndexSet(name, tuple(f"{label}{k + 1}" for k in range(n)), noun,
-                     self.vocab.fill(description) if description else noun)
+        noun, kind = self.vocab.entities[name]
+        elements = element_names(name_kind(kind), n, self.names_rng, self.taken)
+        s = IndexSet(name, elements, noun, self.vocab.fill(description) if description else noun)
         self.sets.append(s)
         return s
 
     def param(self, name: str, index: tuple[str, ...], values: Any, description: str,
-              unit: str = "", integer: bool = False) -> None:
-        """A parameter; ``description`` and ``unit`` may use vocabulary placeholders."""
+              unit: str = "", integer: bool = False, position_in: str = "") -> None:
+        """A parameter; ``description`` and ``unit`` may use vocabulary placeholders.
+        ``position_in``: its values are positions of elements of that set."""
+        if position_in:
+            self.extra.setdefault("positions", {})[name] = position_in
         arr = np.asarray(values, dtype=np.float64)
         if integer:
             arr = np.round(arr)
         self.params.append(Parameter(name, index, arr, self.vocab.fill(unit),
                                      self.vocab.fill(description), integer))
+
+    def derive(self, name: str, expression: str) -> None:
+        """Parameter ``name`` is computed from the others by a modeller (a Python expression
+        over set and parameter names): statements leave it out, programs compute it."""
+        self.derived[name] = expression
 
     def var(self, name: str, dims: tuple[tuple[str, str], ...], description: str,
             vtype: str = "C", lb: Expr | float = 0.0, ub: Expr | float = math.inf,
@@ -132,8 +143,11 @@ class Builder:
                 "family": self.family.name, "domain": v.domain, "title": v.title,
                 "story": v.fill(v.story), "size": self.size, "dims": dict(self.dims),
                 "entities": {k: e[0] for k, e in v.entities.items()},
-                "summary": v.fill(self.family.summary), **self.extra,
+                "name_kinds": {k: name_kind(e[1]) for k, e in v.entities.items()},
+                "words": dict(v.words), "summary": v.fill(self.family.summary), **self.extra,
             }
+            if self.derived:
+                descriptors["derived"] = dict(self.derived)
             self._model = SemanticModel(
                 self.family.name, v.domain, f"{self.family.name}: {v.title}", tuple(self.sets),
                 tuple(self.params), tuple(self.vars), tuple(self.cons), self._objective,

@@ -10,16 +10,19 @@ from ortrex.ir.expr import Cond, Idx, P, V, total
 SET_VOCABS = (
     Vocabulary("public_services", "Emergency coverage",
                "A city chooses {S}s so that every {U} is reachable in time.",
-               {"U": ("neighbourhood", "NB"), "S": ("ambulance post", "POST")},
-               {"money": "kUSD", "benefit": "lives saved per year"}),
+               {"U": ("neighbourhood", "town"), "S": ("ambulance post", "codename")},
+               {"money": "kUSD", "benefit": "lives saved per year", "org": "city",
+                "cover": "reach within eight minutes", "use": "answer calls from"}),
     Vocabulary("telecom", "Antenna placement",
                "A network planner selects {S}s covering every {U}.",
-               {"U": ("street block", "BLK"), "S": ("antenna site", "ANT")},
-               {"money": "kEUR", "benefit": "subscribers"}),
+               {"U": ("street block", "code:Block"), "S": ("antenna site", "town")},
+               {"money": "kEUR", "benefit": "subscribers", "org": "mobile network",
+                "cover": "cover", "use": "use the spectrum of"}),
     Vocabulary("education", "Course staffing",
                "A faculty chooses {S}s so that every {U} is taught.",
-               {"U": ("required topic", "TOP"), "S": ("lecturer", "LEC")},
-               {"money": "teaching units", "benefit": "credit points"}),
+               {"U": ("required topic", "list:topic"), "S": ("lecturer", "surname")},
+               {"money": "teaching units", "benefit": "credit points", "org": "faculty",
+                "cover": "teach", "use": "need the lab slot for"}),
 )
 
 
@@ -96,13 +99,16 @@ class BinPacking(Family):
     vocabularies = (
         Vocabulary("logistics", "Container loading",
                    "A forwarder packs {I}s into identical {B}s.",
-                   {"I": ("crate", "CR"), "B": ("container", "CONT")}, {"size": "m3"}),
+                   {"I": ("crate", "code:C"), "B": ("container", "code:Box")},
+                   {"size": "m3", "org": "freight forwarder", "load": "load"}),
         Vocabulary("computing", "VM consolidation",
                    "An operator packs {I}s onto identical {B}s to switch the rest off.",
-                   {"I": ("virtual machine", "VM"), "B": ("host", "HOST")}, {"size": "GB RAM"}),
+                   {"I": ("virtual machine", "list:service"), "B": ("host", "code:host")},
+                   {"size": "GB RAM", "org": "platform team", "load": "place"}),
         Vocabulary("manufacturing", "Batch ovens",
                    "A bakery loads {I}s into identical {B}s.",
-                   {"I": ("tray", "TRAY"), "B": ("oven run", "RUN")}, {"size": "shelf cm"}),
+                   {"I": ("tray", "list:bakery"), "B": ("oven run", "code:Run")},
+                   {"size": "shelf cm", "org": "bakery", "load": "bake"}),
     )
 
     def build(self, b: Builder, rng: np.random.Generator) -> None:

@@ -41,16 +41,22 @@ class CuttingStock(Family):
     vocabularies = (
         Vocabulary("manufacturing", "Paper mill",
                    "A paper mill cuts jumbo {R}s into narrower {I}s ordered by customers.",
-                   {"I": ("reel width", "W"), "P": ("cutting pattern", "PAT"), "R": ("roll", "")},
-                   {"len": "cm"}),
+                   {"I": ("reel width", "letter"), "P": ("cutting pattern", "code:P"),
+                    "R": ("roll", "")},
+                   {"len": "cm", "org": "paper mill", "stock": "jumbo roll",
+                    "stocks": "jumbo rolls", "cut": "slit"}),
         Vocabulary("construction", "Steel bars",
                    "A fabricator cuts stock {R}s into the {I}s of a building job.",
-                   {"I": ("bar length", "L"), "P": ("cutting plan", "PLAN"), "R": ("bar", "")},
-                   {"len": "mm"}),
+                   {"I": ("bar length", "letter"), "P": ("cutting plan", "code:Plan"),
+                    "R": ("bar", "")},
+                   {"len": "mm", "org": "rebar fabricator", "stock": "stock bar",
+                    "stocks": "stock bars", "cut": "cut"}),
         Vocabulary("retail", "Fabric store",
                    "A fabric shop cuts {R}s into the {I}s customers order.",
-                   {"I": ("piece length", "PC"), "P": ("cutting layout", "LAY"),
-                    "R": ("bolt of cloth", "")}, {"len": "cm"}),
+                   {"I": ("piece length", "letter"), "P": ("cutting layout", "code:Layout"),
+                    "R": ("bolt of cloth", "")},
+                   {"len": "cm", "org": "fabric shop", "stock": "bolt of cloth",
+                    "stocks": "bolts of cloth", "cut": "cut"}),
     )
 
     def build(self, b: Builder, rng: np.random.Generator) -> None:

@@ -20,16 +20,19 @@ class UnitCommitment(Family):
     vocabularies = (
         Vocabulary("energy", "Day-ahead dispatch",
                    "A power utility schedules its {G}s for the {T}s of tomorrow.",
-                   {"G": ("generator", "GEN"), "T": ("hour", "H")},
-                   {"power": "MW", "money": "USD"}),
+                   {"G": ("generator", "town"), "T": ("hour", "hour")},
+                   {"power": "MW", "money": "USD", "org": "power utility",
+                    "output": "electricity"}),
         Vocabulary("manufacturing", "Compressor station",
                    "A plant switches its {G}s on and off across {T}s to meet air demand.",
-                   {"G": ("compressor", "COMP"), "T": ("shift", "SHIFT")},
-                   {"power": "m3/min", "money": "EUR"}),
+                   {"G": ("compressor", "code:Comp"), "T": ("shift", "shift")},
+                   {"power": "m3/min", "money": "EUR", "org": "plant's utilities team",
+                    "output": "compressed air"}),
         Vocabulary("computing", "Data-centre cooling",
                    "A data centre runs {G}s across {T}s to remove the heat load.",
-                   {"G": ("chiller", "CH"), "T": ("hour", "H")},
-                   {"power": "kW of cooling", "money": "USD"}),
+                   {"G": ("chiller", "code:Chiller"), "T": ("hour", "hour")},
+                   {"power": "kW of cooling", "money": "USD", "org": "data-centre team",
+                    "output": "cooling"}),
     )
 
     def build(self, b: Builder, rng: np.random.Generator) -> None:
@@ -45,7 +48,7 @@ class UnitCommitment(Family):
         b.param("cost", ("G",), rounded(rng.uniform(10, 50, nG)), "cost per unit of output",
                 "{money} per {power}")
         b.param("fixed", ("G",), rounded(rng.uniform(50, 300, nG), 0),
-                "cost of running each {G} for a {T}", "{money}")
+                "cost of running each {G} for one {T}", "{money}")
         b.param("startup", ("G",), rounded(rng.uniform(100, 600, nG), 0),
                 "cost of starting each {G}", "{money}")
         b.var("on", (("g", "G"), ("t", "T")), "1 if {G} g runs in {T} t", vtype="B")

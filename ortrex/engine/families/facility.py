@@ -10,16 +10,19 @@ from ortrex.ir.expr import P, V, total
 VOCABS = (
     Vocabulary("logistics", "Depot network",
                "A parcel company decides which {F}s to open to serve its {C}s.",
-               {"F": ("depot", "DEP"), "C": ("delivery zone", "ZONE")},
-               {"qty": "parcels per day", "money": "USD"}),
+               {"F": ("depot", "town"), "C": ("delivery zone", "town")},
+               {"qty": "parcels per day", "money": "USD", "org": "parcel company",
+                "serve": "deliver to", "customers": "delivery zones"}),
     Vocabulary("healthcare", "Clinic siting",
                "A health authority chooses where to open {F}s for its {C}s.",
-               {"F": ("clinic site", "SITE"), "C": ("district", "DIST")},
-               {"qty": "patient visits per week", "money": "EUR"}),
+               {"F": ("clinic site", "town"), "C": ("district", "town")},
+               {"qty": "patient visits per week", "money": "EUR", "org": "health authority",
+                "serve": "care for", "customers": "districts"}),
     Vocabulary("telecom", "Edge data centres",
                "An operator picks {F}s to host services for its {C}s.",
-               {"F": ("edge site", "EDGE"), "C": ("cell cluster", "CELL")},
-               {"qty": "Gbit/s", "money": "USD"}),
+               {"F": ("edge site", "town"), "C": ("cell cluster", "code:Cluster")},
+               {"qty": "Gbit/s", "money": "USD", "org": "mobile operator",
+                "serve": "serve", "customers": "cell clusters"}),
 )
 
 

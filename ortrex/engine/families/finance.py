@@ -21,16 +21,20 @@ class CapitalBudgeting(Family):
     vocabularies = (
         Vocabulary("finance", "R&D portfolio",
                    "A company chooses {J}s to fund over the next {Y}s.",
-                   {"J": ("R&D project", "RD"), "Y": ("year", "Y"), "D": ("prerequisite", "PRE")},
-                   {"money": "MUSD"}),
+                   {"J": ("R&D project", "codename"), "Y": ("year", "year"),
+                    "D": ("prerequisite", "code:Dep")},
+                   {"money": "MUSD", "org": "R&D board", "fund": "fund"}),
         Vocabulary("public_services", "Municipal works",
                    "A city council selects {J}s for its multi-{Y} plan.",
-                   {"J": ("infrastructure project", "INF"), "Y": ("budget year", "FY"),
-                    "D": ("dependency", "DEP")}, {"money": "MEUR"}),
+                   {"J": ("infrastructure project", "codename"), "Y": ("budget year", "year"),
+                    "D": ("dependency", "code:Dep")},
+                   {"money": "MEUR", "org": "city council", "fund": "approve"}),
         Vocabulary("energy", "Grid upgrades",
                    "A utility picks {J}s for its investment plan over several {Y}s.",
-                   {"J": ("grid upgrade", "UPG"), "Y": ("year", "Y"), "D": ("prerequisite", "PRE")},
-                   {"money": "MUSD"}),
+                   {"J": ("grid upgrade", "town"), "Y": ("year", "year"),
+                    "D": ("prerequisite", "code:Dep")},
+                   {"money": "MUSD", "org": "utility's investment committee",
+                    "fund": "fund"}),
     )
 
     def build(self, b: Builder, rng: np.random.Generator) -> None:
@@ -74,13 +78,19 @@ class Portfolio(Family):
     vocabularies = (
         Vocabulary("finance", "Equity fund",
                    "A fund manager allocates capital across {A}s.",
-                   {"A": ("stock", "STK")}, {"ret": "% per year"}),
+                   {"A": ("stock", "list:ticker")},
+                   {"ret": "% per year", "org": "fund", "budget": "capital",
+                    "risk": "volatility of returns"}),
         Vocabulary("energy", "Generation mix",
                    "A utility spreads investment over {A}s to limit price risk.",
-                   {"A": ("generation technology", "TECH")}, {"ret": "% margin"}),
+                   {"A": ("generation technology", "list:technology")},
+                   {"ret": "% margin", "org": "utility", "budget": "investment budget",
+                    "risk": "margin risk"}),
         Vocabulary("agriculture", "Crop mix",
                    "A farm co-operative shares its land among {A}s to balance yield risk.",
-                   {"A": ("crop", "CROP")}, {"ret": "% yield gain"}),
+                   {"A": ("crop", "list:crop")},
+                   {"ret": "% yield gain", "org": "farm co-operative", "budget": "land",
+                    "risk": "yield risk"}),
     )
 
     def build(self, b: Builder, rng: np.random.Generator) -> None:

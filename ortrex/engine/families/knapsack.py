@@ -10,18 +10,21 @@ from ortrex.ir.expr import P, V, total
 VOCABS = (
     Vocabulary("logistics", "Cargo loading",
                "A carrier chooses which {I}s to load onto a truck of limited {cap_word}.",
-               {"I": ("shipment", "SH"), "R": ("capacity dimension", "DIM")},
-               {"value": "revenue", "money": "USD", "weight": "kg", "cap_word": "payload"}),
+               {"I": ("shipment", "surname"), "R": ("capacity dimension", "list:dimension")},
+               {"value": "revenue", "money": "USD", "weight": "kg", "cap_word": "payload",
+                "org": "haulier", "take": "load", "vehicle": "truck"}),
     Vocabulary("finance", "Project selection",
                "An investment fund picks {I}s within its {cap_word}.",
-               {"I": ("project", "PRJ"), "R": ("budget line", "BL")},
+               {"I": ("project", "codename"), "R": ("budget line", "list:budget_line")},
                {"value": "expected return", "money": "kUSD", "weight": "kUSD",
-                "cap_word": "budget"}),
+                "cap_word": "budget", "org": "investment committee", "take": "fund",
+                "vehicle": "fund"}),
     Vocabulary("computing", "Cache selection",
                "A content network decides which {I}s to keep within its {cap_word}.",
-               {"I": ("video file", "VID"), "R": ("resource", "RES")},
+               {"I": ("video file", "list:video"), "R": ("resource", "list:resource")},
                {"value": "hits saved", "money": "hits", "weight": "GB",
-                "cap_word": "storage"}),
+                "cap_word": "storage", "org": "content delivery team", "take": "cache",
+                "vehicle": "edge cache"}),
 )
 
 

@@ -14,19 +14,22 @@ from ortrex.ir.expr import Cond, P, V, total
 NET_VOCABS = (
     Vocabulary("logistics", "Freight network",
                "A freight operator routes {goods} across {N}s along {A}s.",
-               {"N": ("terminal", "TERM"), "A": ("lane", "LANE"), "K": ("customer order", "ORD")},
+               {"N": ("terminal", "town"), "A": ("lane", "code:Lane"),
+                "K": ("customer order", "surname")},
                {"goods": "containers", "qty": "containers", "money": "USD",
-                "length": "km"}),
+                "length": "km", "org": "freight operator", "move": "ship"}),
     Vocabulary("energy", "Gas pipelines",
                "A gas transmission company moves {goods} between {N}s through {A}s.",
-               {"N": ("compressor station", "CS"), "A": ("pipeline", "PIPE"),
-                "K": ("shipper contract", "CTR")},
-               {"goods": "gas", "qty": "MMcf/day", "money": "USD", "length": "miles"}),
+               {"N": ("compressor station", "town"), "A": ("pipeline", "code:Pipe"),
+                "K": ("shipper contract", "codename")},
+               {"goods": "gas", "qty": "MMcf/day", "money": "USD", "length": "miles",
+                "org": "gas transmission company", "move": "move"}),
     Vocabulary("telecom", "Data routing",
                "A network operator routes {goods} between {N}s over {A}s.",
-               {"N": ("router", "R"), "A": ("fibre link", "LINK"), "K": ("traffic demand", "DMD")},
+               {"N": ("router", "town"), "A": ("fibre link", "code:Link"),
+                "K": ("traffic demand", "codename")},
                {"goods": "traffic", "qty": "Gbit/s", "money": "cost units",
-                "length": "ms"}),
+                "length": "ms", "org": "network operator", "move": "route"}),
 )
 
 
@@ -54,8 +57,8 @@ def _arcs(b: Builder, tail: np.ndarray, head: np.ndarray) -> None:
 
 
 def _out_minus_in(var: str, *prefix: str) -> object:
-    out = total("a", "A", V(var, *prefix, "a"), Cond("link", "a", "n", param="tail"))
-    inn = total("a", "A", V(var, *prefix, "a"), Cond("link", "a", "n", param="head"))
+    out = total("e", "A", V(var, *prefix, "e"), Cond("link", "e", "n", param="tail"))
+    inn = total("e", "A", V(var, *prefix, "e"), Cond("link", "e", "n", param="head"))
     return out - inn
 
 
@@ -87,10 +90,10 @@ class MinCostFlow(Family):
                 "capacity of each {A}", "{qty}")
         b.param("cost", ("A",), rounded(rng.uniform(1, 10, m)), "cost per unit on each {A}",
                 "{money} per {qty}")
-        b.var("x", (("a", "A"),), "flow on {A} a", ub=P("capacity", "a"), unit="{qty}")
+        b.var("x", (("e", "A"),), "flow on {A} e", ub=P("capacity", "e"), unit="{qty}")
         b.con("balance", "Flow out of a {N} minus flow in equals its net supply.",
               (("n", "N"),), _out_minus_in("x"), "=", P("supply", "n"))
-        b.objective("min", total("a", "A", P("cost", "a") * V("x", "a")),
+        b.objective("min", total("e", "A", P("cost", "e") * V("x", "e")),
                     "total flow cost in {money}")
 
 
@@ -112,7 +115,7 @@ class MaxFlow(Family):
         _arcs(b, tail, head)
         b.param("capacity", ("A",), rounded(rng.uniform(5, 40, tail.size), 0),
                 "capacity of each {A}", "{qty}")
-        b.var("x", (("a", "A"),), "flow on {A} a", ub=P("capacity", "a"), unit="{qty}")
+        b.var("x", (("e", "A"),), "flow on {A} e", ub=P("capacity", "e"), unit="{qty}")
         b.var("v", (), "total flow from the first to the last {N}", unit="{qty}")
         b.con("source", "The first {N} sends out the total flow.", (("n", "N"),),
               _out_minus_in("x") - V("v"), "=", 0.0, where=(Cond("first", "n"),))
@@ -144,11 +147,13 @@ class ShortestPath(Family):
                 "length of each {A}", "{length}")
         b.param("supply", ("N",), supply, "1 at the start {N}, -1 at the end {N}, else 0",
                 "trips", integer=True)
-        b.var("x", (("a", "A"),), "1 if {A} a is on the route (LP relaxation)", unit="trips")
+        b.derive("supply", "[1 if n == 0 else (-1 if n == len(N) - 1 else 0) "
+                           "for n in range(len(N))]")
+        b.var("x", (("e", "A"),), "1 if {A} e is on the route (LP relaxation)", unit="trips")
         b.con("route", "The route leaves the start, reaches the end and passes through "
               "every other {N} it enters.", (("n", "N"),), _out_minus_in("x"), "=",
               P("supply", "n"))
-        b.objective("min", total("a", "A", P("length", "a") * V("x", "a")),
+        b.objective("min", total("e", "A", P("length", "e") * V("x", "e")),
                     "route length in {length}")
 
 
@@ -182,25 +187,35 @@ class MultiCommodityFlow(Family):
             adj.setdefault(t, []).append((h, a))
         supply = np.zeros((k, n))
         load = np.zeros(m)
+        ends, amounts = np.zeros((2, k)), np.zeros(k)
         for c in range(k):
             o, d = rng.choice(n, size=2, replace=False)
             amount = float(rng.integers(5, 30))
             supply[c, o], supply[c, d] = amount, -amount
+            ends[:, c], amounts[c] = (o, d), amount
             for a in _bfs_path(adj, int(o), int(d)):
                 load[a] += amount
+        b.param("origin", ("K",), ends[0], "where each {K} starts", "{N}", integer=True,
+                position_in="N")
+        b.param("destination", ("K",), ends[1], "where each {K} must arrive", "{N}",
+                integer=True, position_in="N")
+        b.param("amount", ("K",), amounts, "size of each {K}", "{qty}", integer=True)
         b.param("supply", ("K", "N"), supply, "net supply of each {K} at each {N}", "{qty}",
                 integer=True)
+        b.derive("supply", "[[amount[k] if n == origin[k] else (-amount[k] if n == "
+                           "destination[k] else 0) for n in range(len(N))] "
+                           "for k in range(len(K))]")
         b.param("capacity", ("A",), load + rounded(rng.uniform(3, 20, m), 0),
                 "capacity of each {A}", "{qty}")
         b.param("cost", ("A",), rounded(rng.uniform(1, 10, m)), "cost per unit on each {A}",
                 "{money} per {qty}")
-        b.var("x", (("k", "K"), ("a", "A")), "flow of {K} k on {A} a", unit="{qty}")
+        b.var("x", (("k", "K"), ("e", "A")), "flow of {K} k on {A} e", unit="{qty}")
         b.con("balance", "Each {K} leaves its origin, reaches its destination and is "
               "conserved elsewhere.", (("k", "K"), ("n", "N")), _out_minus_in("x", "k"), "=",
               P("supply", "k", "n"))
-        b.con("shared_capacity", "All {K}s together respect each {A}'s capacity.", (("a", "A"),),
-              total("k", "K", V("x", "k", "a")), "<=", P("capacity", "a"))
-        b.objective("min", total("k", "K", total("a", "A", P("cost", "a") * V("x", "k", "a"))),
+        b.con("shared_capacity", "All {K}s together respect each {A}'s capacity.", (("e", "A"),),
+              total("k", "K", V("x", "k", "e")), "<=", P("capacity", "e"))
+        b.objective("min", total("k", "K", total("e", "A", P("cost", "e") * V("x", "k", "e"))),
                     "total routing cost in {money}")
 
 

@@ -10,16 +10,19 @@ from ortrex.ir.expr import Cond, Idx, P, V, total
 VOCABS = (
     Vocabulary("manufacturing", "Factory planning",
                "A factory plans weekly output of {P}s over the coming {T}s on one assembly line.",
-               {"P": ("product", "PROD"), "T": ("week", "WK")},
-               {"qty": "units", "money": "USD", "time": "machine hours"}),
+               {"P": ("product", "list:product"), "T": ("week", "week")},
+               {"qty": "units", "money": "USD", "time": "machine hours", "org": "factory",
+                "line": "assembly line"}),
     Vocabulary("agriculture", "Food processing",
                "A food processor schedules batches of {P}s over the {T}s of the season.",
-               {"P": ("canned good", "CAN"), "T": ("month", "MON")},
-               {"qty": "cases", "money": "EUR", "time": "line hours"}),
+               {"P": ("canned good", "list:canned_good"), "T": ("month", "month")},
+               {"qty": "cases", "money": "EUR", "time": "line hours", "org": "cannery",
+                "line": "canning line"}),
     Vocabulary("energy", "Biofuel production",
                "A biorefinery plans how much of each {P} to make in each {T}.",
-               {"P": ("fuel grade", "FG"), "T": ("quarter", "Q")},
-               {"qty": "kilolitres", "money": "USD", "time": "reactor hours"}),
+               {"P": ("fuel grade", "list:fuel_grade"), "T": ("quarter", "quarter")},
+               {"qty": "kilolitres", "money": "USD", "time": "reactor hours",
+                "org": "biorefinery", "line": "reactor"}),
 )
 
 
@@ -106,6 +109,8 @@ class LotSizing(Family):
         remaining = np.cumsum(demand[:, ::-1], axis=1)[:, ::-1]
         b.param("big_m", ("P", "T"), remaining, "most {qty} of each {P} worth making in a {T}",
                 "{qty}")
+        b.derive("big_m", "[[sum(demand[p][t:]) for t in range(len(T))] "
+                          "for p in range(len(P))]")
         b.param("setup_cost", ("P",), rounded(rng.uniform(50, 300, nP)),
                 "cost of setting up for each {P}", "{money}")
         _balance(b)

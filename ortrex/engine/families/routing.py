@@ -19,13 +19,18 @@ class TSP(Family):
     vocabularies = (
         Vocabulary("logistics", "Delivery round",
                    "A van leaves the depot, visits every {N} once and returns.",
-                   {"N": ("stop", "STOP")}, {"length": "km"}),
+                   {"N": ("stop", "town")},
+                   {"length": "km", "org": "courier", "vehicle": "van", "home": "depot"}),
         Vocabulary("healthcare", "Home care visits",
                    "A nurse starts at the clinic, visits every {N} once and returns.",
-                   {"N": ("patient home", "HOME")}, {"length": "minutes"}),
+                   {"N": ("patient home", "surname")},
+                   {"length": "minutes", "org": "home-care service", "vehicle": "nurse",
+                    "home": "clinic"}),
         Vocabulary("manufacturing", "Drilling path",
                    "A drill head starts at its rest point and visits every {N} once.",
-                   {"N": ("hole", "HOLE")}, {"length": "mm"}),
+                   {"N": ("hole", "code:H")},
+                   {"length": "mm", "org": "machine shop", "vehicle": "drill head",
+                    "home": "rest point"}),
     )
 
     def build(self, b: Builder, rng: np.random.Generator) -> None:
@@ -35,6 +40,7 @@ class TSP(Family):
         dist = rounded(np.linalg.norm(xy[:, None] - xy[None, :], axis=2), 1)
         b.param("dist", ("N", "N"), dist, "travel {length} between {N}s", "{length}")
         b.param("n_nodes", (), float(n), "number of {N}s", "{N}s", integer=True)
+        b.derive("n_nodes", "len(N)")
         off_diag = (Cond("ne", "i", "j"),)
         b.var("x", (("i", "N"), ("j", "N")), "1 if the tour goes from {N} i to {N} j",
               vtype="B", where=off_diag)

@@ -19,16 +19,19 @@ class SingleMachine(Family):
     vocabularies = (
         Vocabulary("manufacturing", "CNC machine",
                    "A workshop sequences {J}s on its single {M}.",
-                   {"J": ("work order", "WO"), "M": ("CNC machine", "CNC")},
-                   {"time": "minutes", "weight": "priority"}),
+                   {"J": ("work order", "code:WO"), "M": ("CNC machine", "code:CNC")},
+                   {"time": "minutes", "weight": "priority", "org": "machine shop",
+                    "machine": "CNC machine", "do": "machine"}),
         Vocabulary("healthcare", "Operating theatre",
                    "A hospital orders {J}s in its one {M}.",
-                   {"J": ("surgery", "SURG"), "M": ("operating theatre", "OR")},
-                   {"time": "minutes", "weight": "urgency"}),
+                   {"J": ("operation", "surname"), "M": ("operating theatre", "code:OR")},
+                   {"time": "minutes", "weight": "urgency", "org": "surgical unit",
+                    "machine": "operating theatre", "do": "perform"}),
         Vocabulary("computing", "GPU queue",
                    "A lab queues {J}s on a single {M}.",
-                   {"J": ("training job", "JOB"), "M": ("GPU node", "GPU")},
-                   {"time": "hours", "weight": "priority"}),
+                   {"J": ("training job", "codename"), "M": ("GPU node", "code:GPU")},
+                   {"time": "hours", "weight": "priority", "org": "research lab",
+                    "machine": "GPU node", "do": "run"}),
     )
 
     def build(self, b: Builder, rng: np.random.Generator) -> None:
@@ -43,6 +46,7 @@ class SingleMachine(Family):
         b.param("weight", ("J",), weight, "{weight} of each {J}", "{weight} points")
         b.param("big_m", (), release.max() + proc.sum(), "a time horizon longer than any "
                 "schedule", "{time}")
+        b.derive("big_m", "max(release) + sum(proc)")
         b.var("s", (("j", "J"),), "start time of {J} j", lb=P("release", "j"), unit="{time}")
         b.var("y", (("i", "J"), ("j", "J")), "1 if {J} i comes before {J} j", vtype="B",
               where=(Cond("lt", "i", "j"),))
@@ -68,16 +72,19 @@ class ShiftScheduling(Family):
     vocabularies = (
         Vocabulary("healthcare", "Emergency department",
                    "An emergency department staffs nurses; a {S} covers consecutive {T}s.",
-                   {"T": ("time block", "BLK"), "S": ("shift", "SH")},
-                   {"staff": "nurses", "money": "USD"}),
+                   {"T": ("time block", "hour"), "S": ("shift", "code:Shift")},
+                   {"staff": "nurses", "money": "USD", "org": "emergency department",
+                    "person": "nurse"}),
         Vocabulary("retail", "Call centre",
                    "A call centre rosters agents; a {S} spans consecutive {T}s.",
-                   {"T": ("hour slot", "SLOT"), "S": ("shift pattern", "PAT")},
-                   {"staff": "agents", "money": "EUR"}),
+                   {"T": ("hour slot", "hour"), "S": ("shift pattern", "code:Pattern")},
+                   {"staff": "agents", "money": "EUR", "org": "call centre",
+                    "person": "agent"}),
         Vocabulary("public_services", "Police patrols",
                    "A police district schedules officers; a {S} covers consecutive {T}s.",
-                   {"T": ("watch period", "WATCH"), "S": ("duty roster", "DUTY")},
-                   {"staff": "officers", "money": "USD"}),
+                   {"T": ("watch period", "hour"), "S": ("duty roster", "code:Roster")},
+                   {"staff": "officers", "money": "USD", "org": "police district",
+                    "person": "officer"}),
     )
 
     def build(self, b: Builder, rng: np.random.Generator) -> None:

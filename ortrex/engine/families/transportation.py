@@ -20,16 +20,19 @@ class Transportation(Family):
     vocabularies = (
         Vocabulary("logistics", "Regional distribution",
                    "A retailer ships {goods} from its {S}s to its {D}s each week.",
-                   {"S": ("warehouse", "W"), "D": ("store", "ST")},
-                   {"goods": "pallets of goods", "qty": "pallets", "money": "USD"}),
+                   {"S": ("warehouse", "town"), "D": ("store", "town")},
+                   {"goods": "pallets of goods", "qty": "pallets", "money": "USD",
+                    "period": "week", "org": "retail chain's logistics team"}),
         Vocabulary("healthcare", "Vaccine distribution",
                    "A health agency moves {goods} from {S}s to {D}s before a campaign.",
-                   {"S": ("cold-storage depot", "DEP"), "D": ("clinic", "CL")},
-                   {"goods": "boxes of vaccine", "qty": "boxes", "money": "EUR"}),
+                   {"S": ("cold-storage depot", "town"), "D": ("clinic", "surname")},
+                   {"goods": "boxes of vaccine", "qty": "boxes", "money": "EUR",
+                    "period": "campaign", "org": "regional health agency"}),
         Vocabulary("energy", "Coal supply",
                    "A utility buys {goods} from {S}s and delivers them to its {D}s.",
-                   {"S": ("mine", "M"), "D": ("power plant", "PP")},
-                   {"goods": "tonnes of coal", "qty": "tonnes", "money": "USD"}),
+                   {"S": ("mine", "town"), "D": ("power plant", "town")},
+                   {"goods": "tonnes of coal", "qty": "tonnes", "money": "USD",
+                    "period": "month", "org": "fuel desk of a utility"}),
     )
 
     def build(self, b: Builder, rng: np.random.Generator) -> None:

@@ -40,8 +40,9 @@ def objective_secondary(ctx: Context) -> Mutation:
     p = Parameter(name, (), np.array(w), "", f"charge per unit of {fam.description}")
     return with_changes(sm, "objective_secondary", {"variable": fam.name, "weight": w},
                  params=(*sm.params, p),
-                 objective=replace(o, expr=expr, description=o.description +
-                                   " plus handling charges"))
+                 objective=replace(o, expr=expr, description=o.description + (
+                     " plus handling charges" if o.sense == "min" else
+                     " net of handling charges")))  # the wording follows the sign
 
 
 def objective_minmax(ctx: Context) -> Mutation:

@@ -1,0 +1,540 @@
+"""Situation statements: the problem as a client tells it, in one of several layouts.
+
+The client describes the operation, its data, its rules and its goal in their own terms
+(``ortrex.render.tellings``); how to model it is left to the reader. Data follows the form:
+DP in the prose (every entry names its element before its value), DT in markdown tables with
+business column labels, DPS in ``data.json`` described key by key. Rules are told in a seeded
+order; rules that only make sense together are one telling. A family without a telling, or a
+rule or objective a mutation rewrote, is told from the model's own one-sentence meanings.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import numpy as np
+
+from ortrex.ir.semantic import Parameter, SemanticModel
+from ortrex.render.data import data_json, dumps_json, number
+from ortrex.render.language import article, capital, fill_words, join, plural, unit
+from ortrex.render.names import person_name
+from ortrex.render.telling import (
+    GENERIC_ASKS,
+    GENERIC_GOALS,
+    Fact,
+    Rule,
+    Telling,
+    Words,
+    entity,
+    fill,
+    with_unit,
+)
+from ortrex.render.tellings import TELLINGS
+
+SITUATION_LAYOUTS = ("narrative", "letter", "brief", "question", "ticket")
+# Colour any client may add: why the question comes up, how sure the numbers are.
+_BACKGROUND = (
+    "Until now we have made this decision by hand.",
+    "This comes up again and again, so a sound method matters more than a quick guess.",
+    "Management wants an answer we can defend.",
+    "The figures below are our best estimates for the period.",
+    "We would like to get this right before the next planning meeting.",
+    "Our spreadsheet approach has stopped scaling.",
+    "A colleague suggested this could be solved exactly rather than by trial and error.",
+    "The data was pulled from our systems this morning.",
+    "We suspect our current plan leaves money on the table.",
+    "Nothing here is unusual for us; we just want the best decision.",
+    "The numbers are firm for this round.",
+    "Last quarter's plan was put together in a hurry, and it showed.",
+)
+_RULE_PREFIXES = ("Also, ", "Note that ", "Keep in mind that ", "Of course, ", "Importantly, ",
+                  "On top of that, ", "In addition, ", "Remember that ", "As a rule, ",
+                  "Needless to say, ", "One more thing: ", "Bear in mind that ",
+                  "It goes without saying that ", "Another point: ", "Besides, ",
+                  "Just as important, ", "We should add that ", "Finally, ",
+                  "There is also this: ", "Do not forget that ")
+# Wrappers around a whole rule or goal sentence ({s}: the sentence, first letter lowered).
+_RULE_WRAPS = ("{S} No exceptions.", "{S} That one is non-negotiable.",
+               "We also know that {s}", "Our contracts say so: {s}",
+               "{S} This has always been the case.", "As before, {s}",
+               "{S} Our auditors check this.", "In practice, {s}", "{S} We cannot bend this.",
+               "For operational reasons, {s}")
+_GOAL_WRAPS = ("{S} That is what we will be judged on.", "In short: {s}",
+               "{S} Nothing else matters as much.", "Put simply, {s}",
+               "{S} That is the one number management looks at.", "Our priority is clear. {S}",
+               "{S} Everything else is secondary.", "Bottom line: {s}")
+_CLOSINGS = ("Happy to answer any questions.", "Let me know if anything is unclear.",
+             "Thanks for looking into this.", "Any clarification, just ask.",
+             "We can send more detail if needed.", "Looking forward to your answer.")
+_LIST_LIMIT = 8  # sets up to this size are named in the opening
+
+
+class Teller:
+    """Seeded choices of wording for one statement."""
+
+    def __init__(self, sm: SemanticModel, form: str, rng: np.random.Generator) -> None:
+        self.sm, self.form, self.rng = sm, form, rng
+        self.telling: Telling | None = TELLINGS.get(sm.family)
+        self.labels = column_labels(sm)
+        self.words = Words(sm, form, self.labels)
+        for s in sm.sets:
+            small = len(s) <= _LIST_LIMIT
+            self.words[f"names_{s.name}"] = f" ({join(list(s.elements))})" if small else ""
+        self.words["goal_noun"] = goal_noun(sm)
+        self.words["a_goal_noun"] = article(goal_noun(sm))
+        self.derived = sm.derived_params
+        self.links = sm.position_params()
+        self.proper = {e for st in sm.sets for e in st.elements}
+
+    def pick(self, options: tuple[str, ...] | list[str]) -> str:
+        return options[int(self.rng.integers(len(options)))]
+
+    def say(self, options: tuple[str, ...] | list[str]) -> str:
+        return fill(self.pick(options), self.words)
+
+    # ------------------------------------------------------------------ parts
+    def opening(self) -> str:
+        t = self.telling
+        if t is None:
+            story = str(self.sm.descriptors.get("story", "")).strip()
+            return story or f"We have a {self.sm.family.replace('_', ' ')} problem."
+        text = self.say(t.openings)
+        if t.context and self.rng.random() < 0.6:
+            text += " " + self.say(t.context)
+        if self.rng.random() < 0.35:
+            text += " " + self.pick(_BACKGROUND)
+        return text
+
+    def closing(self) -> str:
+        """An optional last line."""
+        return (" " + self.pick(_CLOSINGS)) if self.rng.random() < 0.3 else ""
+
+    def visible(self) -> list[Parameter]:
+        return [p for p in self.sm.params if p.name not in self.derived]
+
+    def fact(self, p: Parameter) -> Fact:
+        t = self.telling
+        if t is not None and p.name in t.facts:
+            return t.facts[p.name]
+        noun = p.description
+        return Fact((f"The {noun}: {{items}}.", f"{capital(noun)}: {{items}}."),
+                    label=noun)
+
+    def value(self, p: Parameter, v: float) -> str:
+        if p.name in self.links:
+            return self.sm.set_map[self.links[p.name]].elements[int(v)]
+        return number(v, p.integer)
+
+    def entries(self, p: Parameter, f: Fact, elements: tuple[str, ...] | list[str],
+                values: np.ndarray, item: str) -> list[str]:
+        """One entry per element, all in one wording; after the first, the verb may be left
+        out ("A has 5 tonnes, B 7 tonnes")."""
+        bare = ("{e} {V}" if "{V}" in item else "{e} {v}") if self.rng.random() < 0.5 \
+            else item
+        siblings = [q for q in self.sm.params if len(p.index) == 1 and q.index == p.index]
+        out = []
+        for k, (e, v) in enumerate(zip(elements, values, strict=True)):
+            val = self.value(p, float(v))
+            u = "" if p.name in self.links else unit(p.unit, float(v))
+            # ``{at_q}``: another parameter of the same element (an arc's two ends).
+            at = {f"at_{q.name}": self.value(q, float(q.values[k])) for q in siblings}
+            out.append((item if k == 0 else bare).format_map(self.words.with_(
+                e=e, v=val, u=u, V=f"{val} {u}".rstrip() if u else val, **at)))
+        return out
+
+    def fact_prose(self, p: Parameter) -> str:
+        """One parameter told in sentences (DP); a fact without a lead is told by another's
+        entries (an arc's head, with its tail)."""
+        f = self.fact(p)
+        if not f.lead:
+            return ""
+        arr = np.asarray(p.values, dtype=float)
+        if not p.index:
+            value = self.value(p, float(arr))
+            items = value if p.name in self.links else with_unit(float(arr), p.unit, p.integer)
+            return fill(self.pick(f.lead), self.words.with_(items=items, v=value, V=items))
+        sets = self.sm.set_map
+        item = self.pick(f.item)
+        leads = f.lead
+        if p.index and f.members < 0 and p.name in self.labels and self.rng.random() < 0.4:
+            leads = self._generic_leads(p)
+        if f.members in (0, 1) and len(p.index) == 2:
+            outer, inner = (sets[p.index[f.members]], sets[p.index[1 - f.members]])
+            rel = arr if f.members == 0 else arr.T
+            group = self.pick(f.group)
+            lists = [group.format_map(self.words.with_(e=e, items=join(
+                [inner.elements[j] for j in np.flatnonzero(rel[i] > 0.5)]) or f.empty))
+                for i, e in enumerate(outer.elements)]
+            return fill(self.pick(f.lead), self.words.with_(items="; ".join(lists)))
+        if len(p.index) == 1:
+            entries = self.entries(p, f, sets[p.index[0]].elements, arr, item)
+            return fill(self.pick(leads), self.words.with_(items=join(entries)))
+        group = self.pick(f.group)
+        groups = [group.format_map(self.words.with_(e=e, items=self._inner(
+            p, f, arr[i], p.index[1:], item))) for i, e in enumerate(sets[p.index[0]].elements)]
+        return fill(self.pick(leads), self.words.with_(items="; ".join(groups)))
+
+    def _generic_leads(self, p: Parameter) -> tuple[str, ...]:
+        """Lead sentences any fact can take, built from its label (business words)."""
+        label = self.labels[p.name].replace("{", "{{").replace("}", "}}")
+        per = " and ".join(entity(self.sm, s) for s in p.index)
+        u = f" ({unit(p.unit)})" if p.unit and p.name not in self.links else ""
+        return (f"{capital(label)}{u}: {{items}}.", f"As for the {label}{u}: {{items}}.",
+                f"Here is the {label} per {per}{u}: {{items}}.",
+                f"The {label}{u} is as follows: {{items}}.",
+                f"By {per}, the {label}{u}: {{items}}.",
+                f"We have the {label} for every {per}{u}: {{items}}.",
+                f"For the record, the {label}{u}: {{items}}.")
+
+    def _inner(self, p: Parameter, f: Fact, arr: np.ndarray, index: tuple[str, ...],
+               item: str) -> str:
+        s = self.sm.set_map[index[0]]
+        if len(index) == 1:
+            return join(self.entries(p, f, s.elements, arr, item))
+        return "; ".join(f"{e}: ({self._inner(p, f, arr[k], index[1:], item)})"
+                         for k, e in enumerate(s.elements))
+
+    def data(self) -> str:
+        if self.form == "DP":
+            order = self._fact_order()
+            return "\n".join(t for p in order if (t := self.fact_prose(p)))
+        if self.form == "DT":
+            big = max(self.sm.sets, key=len).name
+            return self.say(("The figures are in the tables below.",
+                             "Here are the numbers.",
+                             "The tables below hold everything we know.",
+                             "These are the figures we work with.",
+                             f"Below are our figures, one row per {{{big}}}.",
+                             f"I have put the data for all {{n_{big}}} {{{big}s}} in tables.",
+                             "Our planning sheet, copied as tables:",
+                             "The data, as it stands today:",
+                             f"Each table below lists our {{{big}s}} with their figures.",
+                             "Everything we know is in these tables.",
+                             "For reference, here are the current figures.",
+                             "The relevant numbers follow.")) + "\n\n" + \
+                "\n\n".join(self.tables())
+        return self.files()
+
+    def _fact_order(self) -> list[Parameter]:
+        ps = self.visible()
+        if self.rng.random() < 0.5:  # data as it comes to hand, or in model order
+            ps = [ps[int(k)] for k in self.rng.permutation(len(ps))]
+        return ps
+
+    def tables(self) -> list[str]:
+        """Every visible parameter in markdown tables with business labels (DT)."""
+        out: list[str] = []
+        sets = self.sm.set_map
+        by_set: dict[str, list[Parameter]] = {}
+        scalars = []
+        for p in self.visible():
+            if not p.index:
+                scalars.append(p)
+            elif len(p.index) == 1:
+                by_set.setdefault(p.index[0], []).append(p)
+        for s, ps in by_set.items():
+            header = [capital(entity(self.sm, s))] + [self._column(p) for p in ps]
+            rows = [[e] + [self.value(p, p.values[i]) for p in ps]
+                    for i, e in enumerate(sets[s].elements)]
+            out.append(_table(header, rows))
+        for p in self.visible():
+            if len(p.index) < 2:
+                continue
+            arr = np.asarray(p.values, dtype=float)
+            if len(p.index) == 2:
+                rs, cs = sets[p.index[0]], sets[p.index[1]]
+                header = [f"{self._column(p)}: {entity(self.sm, rs.name)} \\ "
+                          f"{entity(self.sm, cs.name)}", *cs.elements]
+                rows = [[r] + [self.value(p, arr[i, j]) for j in range(len(cs))]
+                        for i, r in enumerate(rs.elements)]
+            else:
+                header = [*(capital(entity(self.sm, s)) for s in p.index), self._column(p)]
+                rows = [[sets[s].elements[i] for s, i in zip(p.index, pos, strict=True)]
+                        + [self.value(p, arr[pos])] for pos in np.ndindex(arr.shape)]
+            out.append(_table(header, rows))
+        if scalars:
+            rows = [[self._column(p), self.value(p, float(p.values))] for p in scalars]
+            out.append(_table(["figure", "value"], rows))
+        return out
+
+    def _column(self, p: Parameter) -> str:
+        u = "" if p.name in self.links or not p.unit else f" ({unit(p.unit)})"
+        return capital(self.labels[p.name]) + u
+
+    def files(self) -> str:
+        """Where the data is and what each key means (DPS)."""
+        big = max(self.sm.sets, key=len).name
+        lines = [self.say(("All the figures are in `data.json`.",
+                           "The numbers come in the attached file `data.json`.",
+                           "Our data is in `data.json`, next to this note.",
+                           "You will find the data in `data.json`.",
+                           f"I exported everything about our {{{big}s}} to `data.json`.",
+                           "The data comes as one JSON file, `data.json`.",
+                           "Rather than paste the numbers here, I attach `data.json`.",
+                           f"`data.json` holds the figures for all {{n_{big}}} {{{big}s}}.",
+                           "Our system produced `data.json` with the current figures.",
+                           "Please take the numbers from the attached `data.json`."))]
+        sets = join([f'"{s.name}" the {plural(entity(self.sm, s.name))}'
+                     for s in self.sm.sets])
+        lines.append(self.pick((f'Its "sets" part lists {sets}.',
+                                f'The names are under "sets": {sets}.',
+                                f'"sets" holds the names ({sets}).',
+                                f'In "sets" you get the names: {sets}.',
+                                f'Names come first, under "sets" ({sets}).',
+                                f'The file names {sets} under "sets".')))
+        lines.append(self.pick(('Under "parameters" you will find:', "The figures:",
+                                'The "parameters" part has these entries:', "Key by key:",
+                                'Then "parameters", with one entry per kind of figure:',
+                                "What each entry means:", "The entries are these:",
+                                'Under "parameters":', "In short, the file contains:")))
+        if self.rng.random() < 0.5:
+            lines[-1] = self._files_sentence(lines[-1])
+            return "\n".join(lines)
+        shapes = ('- "{k}": the {what}{keyed}{u}.', '- "{k}" gives the {what}{keyed}{u}.',
+                  '- "{k}" holds the {what}{keyed}{u}.', '- {What}{keyed}{u}: "{k}".')
+        shape = self.pick(shapes)
+        for p in self.visible():
+            keyed = ", per " + " and ".join(entity(self.sm, s) for s in p.index) if p.index \
+                else ""
+            u = f", in {unit(p.unit)}" if p.unit and p.name not in self.links else ""
+            what = self.labels[p.name] + (" (names, not numbers)" if p.name in self.links
+                                          else "")
+            phrase = self._lead_phrase(p)
+            if phrase and self.rng.random() < 0.8:  # the client's own words for it
+                lines.append(self.pick((f'- "{p.name}": {phrase}{u}.',
+                                        f'- {capital(phrase)}{u}: "{p.name}".',
+                                        f'- "{p.name}" tells {phrase}{u}.'
+                                        if phrase.startswith(("what", "how", "which", "where"))
+                                        else f'- "{p.name}" holds {phrase}{u}.')))
+                continue
+            lines.append(shape.format(k=p.name, what=what, What=capital(what), keyed=keyed,
+                                      u=u))
+        return "\n".join(lines)
+
+    def _files_sentence(self, lead: str) -> str:
+        """The parameters of ``data.json`` described in one running sentence."""
+        verbs = ("is", "gives", "holds", "has", "lists")
+        parts = []
+        for p in self.visible():
+            phrase = self._lead_phrase(p) or "the " + self.labels[p.name] + (
+                ", per " + " and ".join(entity(self.sm, s) for s in p.index) if p.index else "")
+            u = f" ({unit(p.unit)})" if p.unit and p.name not in self.links else ""
+            names = " (names, not numbers)" if p.name in self.links else ""
+            parts.append(f'"{p.name}" {self.pick(verbs)} {phrase}{u}{names}')
+        head = self.pick(("In the parameters, ", "As for the figures, ", "Among the entries, ",
+                          "Under \"parameters\", ", "The file's entries: ", ""))
+        body = "; ".join(parts[:-1]) + ("; and " if len(parts) > 2 else " and ") + parts[-1] \
+            if len(parts) > 1 else parts[0]
+        return capital(head + body) + "."
+
+    def _lead_phrase(self, p: Parameter) -> str:
+        """A noun phrase from the fact's own lead sentences (``What each mine can ship``
+        from ``What each {S} can ship: {items}.``), lower-cased; empty when none fits."""
+        f = self.fact(p)
+        phrases = [ld[:-len(": {items}.")] for ld in f.lead if ld.endswith(": {items}.")
+                   and "{items}" not in ld[:-len(": {items}.")] and "(" not in ld]
+        if not phrases:
+            return ""
+        try:
+            text = self.pick(phrases).format_map(self.words)
+        except (KeyError, ValueError, IndexError):
+            return ""
+        return text[:1].lower() + text[1:] if not text[:2].isupper() else text
+
+    def rules(self) -> list[str]:
+        t = self.telling
+        present = {c.name: c for c in self.sm.constraints}
+        told: set[str] = set()
+        out: list[str] = []
+        if t is not None:
+            for r in t.rules:
+                if r.covers and not all(c in present for c in r.covers):
+                    continue
+                if r.covers and not self._unchanged(r, present):
+                    continue
+                out.append(self.say(r.tellings))
+                told.update(r.covers)
+        devices = set(t.devices) if t is not None else set()
+        for c in self.sm.constraints:
+            if c.name not in told and c.name not in devices:
+                out.append(capital(c.meaning))
+        order = self.rng.permutation(len(out))
+        rules = [out[int(k)] for k in order]
+        for k in range(len(rules)):  # a connective or a frame now and then
+            r = self.rng.random()
+            if k and r < 0.25:
+                rules[k] = self.pick(_RULE_PREFIXES) + lower_first(rules[k], self.proper)
+            elif r > 0.8:
+                rules[k] = wrap(self.pick(_RULE_WRAPS), rules[k], self.proper)
+        return rules
+
+    def _unchanged(self, r: Rule, present: dict[str, object]) -> bool:
+        if not r.meanings:
+            return True
+        want = {_filled(m, self.sm) for m in r.meanings}
+        return all(getattr(present[c], "meaning", "") in want for c in r.covers)
+
+    def goal(self) -> str:
+        text = self._goal()
+        return wrap(self.pick(_GOAL_WRAPS), text, self.proper) if self.rng.random() < 0.3 \
+            else text
+
+    def _goal(self) -> str:
+        t, o = self.telling, self.sm.objective
+        if t is not None and _filled(t.objective, self.sm) == o.description and \
+                self.rng.random() < 0.4:
+            return self.say(t.goals)
+        # The generic wording follows the sense (a mutation may have turned it around).
+        return self.say(GENERIC_GOALS[o.sense])
+
+    def ask(self) -> str:
+        t = self.telling
+        own = t.asks if t is not None else ()
+        # The family's own requests name its decisions; the generic ones keep variety.
+        return self.say(own if own and self.rng.random() < 0.6 else GENERIC_ASKS)
+
+
+def lower_first(sentence: str, proper: set[str]) -> str:
+    """A sentence's first letter lowered, unless its first word is a name in ``proper`` or
+    an acronym."""
+    first = sentence.split(" ", 1)[0].strip(",.;:'’")
+    if first not in ("A", "An") and (first in proper or (len(first) > 1 and
+                                                          first[:2].isupper())):
+        return sentence
+    return sentence[:1].lower() + sentence[1:]
+
+
+def wrap(frame: str, sentence: str, proper: set[str]) -> str:
+    """``sentence`` placed in ``frame`` (``{S}`` as is, ``{s}`` with its first letter lowered)."""
+    return frame.replace("{S}", sentence).replace("{s}", lower_first(sentence, proper))
+
+
+class _Fallback(dict):  # type: ignore[type-arg]
+    """A format mapping that leaves an unknown key to the statement's words."""
+
+    def __missing__(self, key: str) -> str:
+        raise KeyError(key)
+
+
+def _filled(template: str, sm: SemanticModel) -> str:
+    """A family template filled as the family filled it (to tell an unchanged rule)."""
+    try:
+        return fill_words(template, dict(sm.descriptors.get("entities", {})),
+                          dict(sm.descriptors.get("words", {})))
+    except (KeyError, ValueError, IndexError):
+        return template
+
+
+def goal_noun(sm: SemanticModel) -> str:
+    """What the objective measures, as a short noun phrase (``total shipping cost``)."""
+    d = sm.objective.description
+    return d.split(" in ")[0] if " in " in d else d
+
+
+def column_labels(sm: SemanticModel) -> dict[str, str]:
+    """Business labels of the parameters (table columns, data-file keys): the family telling's
+    label, else the parameter's description. Deterministic: fidelity reads tables by them."""
+    t = TELLINGS.get(sm.family)
+    words = Words(sm, "DT", {})
+    out = {}
+    for p in sm.params:
+        label = ""
+        if t is not None and p.name in t.facts and t.facts[p.name].label:
+            try:
+                label = t.facts[p.name].label.format_map(words)
+            except (KeyError, ValueError, IndexError):
+                label = ""
+        out[p.name] = label or p.description
+    return out
+
+
+def _table(header: list[str], rows: list[list[str]]) -> str:
+    lines = ["| " + " | ".join(header) + " |", "|" + "|".join("---" for _ in header) + "|"]
+    lines += ["| " + " | ".join(str(c) for c in r) + " |" for r in rows]
+    return "\n".join(lines)
+
+
+# ---------------------------------------------------------------- layouts
+_GREETINGS = ("Hello {name},", "Hi {name},", "Dear {name},", "Good morning {name},",
+              "{name}, hi.", "Dear {name} and team,")
+_SIGN_OFFS = ("Thanks in advance,", "Best regards,", "Many thanks,", "Kind regards,",
+              "Cheers,", "With thanks,")
+_SIGNATURES = ("{name}, {role}", "{name}\n{role}", "{name} ({role})", "{name}, our {role}",
+               "{name}", "— {name}, {role}")
+_ROLES = ("operations manager", "planning lead", "head of logistics", "site manager",
+          "finance controller", "programme director", "scheduling coordinator",
+          "supply chain analyst", "service manager", "chief engineer")
+
+
+def _narrative(t: Teller) -> str:
+    return "\n\n".join([t.opening(), t.data(), " ".join(t.rules()),
+                        t.goal() + " " + t.ask() + t.closing()])
+
+
+def _letter(t: Teller) -> str:
+    rules = t.rules()
+    greeting = t.pick(_GREETINGS).format(name=person_name(t.rng).split()[0])
+    body = [greeting, t.opening(), t.data(),
+            t.say(("A few things we cannot change:", "Some constraints:",
+                   "Please keep in mind:", "The ground rules:", "What we have to respect:"))
+            + "\n" + "\n".join(f"- {r}" for r in rules),
+            t.goal() + " " + t.ask() + t.closing(),
+            f"{t.pick(_SIGN_OFFS)}\n" + t.pick(_SIGNATURES).format(
+                name=_person(t), role=t.pick(_ROLES))]
+    return "\n\n".join(body)
+
+
+def _title(t: Teller) -> str:
+    """A heading that names what the statement is about."""
+    title = str(t.sm.descriptors.get("title", "")).strip() or "Planning question"
+    s = max(t.sm.sets, key=len)
+    names = list(s.elements)[:2]
+    noun = plural(entity(t.sm, s.name))
+    return t.pick((f"{title}: {join(names)} and more",
+                   f"{title} for {len(s)} {noun}", f"{title} ({names[0]} and others)",
+                   f"Request: {title.lower()} with {names[0]}",
+                   f"{names[0]}, {names[-1]} and the rest: {title.lower()}",
+                   f"Planning {len(s)} {noun} ({title.lower()})",
+                   f"{title} — question about {names[0]}",
+                   f"Help needed: {title.lower()}, {len(s)} {noun}"))
+
+
+def _brief(t: Teller) -> str:
+    return "\n\n".join([f"## {_title(t)}", "### Situation", t.opening(), "### Data", t.data(),
+                        "### Rules", "\n".join(f"- {r}" for r in t.rules()),
+                        "### What we need", t.goal() + " " + t.ask()])
+
+
+def _question(t: Teller) -> str:
+    return "\n\n".join([t.opening() + " " + " ".join(t.rules()), t.data(),
+                        t.goal() + " " + t.ask() + t.closing()])
+
+
+def _ticket(t: Teller) -> str:
+    return "\n\n".join([f"**Subject:** {_title(t)}", f"**Context:** {t.opening()}",
+                        f"**Request:** {t.ask()}", t.data(),
+                        "**Constraints:**\n" + "\n".join(f"- {r}" for r in t.rules()),
+                        f"**Objective:** {t.goal()}"])
+
+
+def _person(t: Teller) -> str:
+    return person_name(t.rng)
+
+
+SITUATIONS: dict[str, Callable[[Teller], str]] = {
+    "narrative": _narrative, "letter": _letter, "brief": _brief, "question": _question,
+    "ticket": _ticket,
+}
+
+
+def tell(sm: SemanticModel, form: str, layout: str, rng: np.random.Generator) -> str:
+    """A situation statement of ``sm`` in ``form`` and ``layout``."""
+    return SITUATIONS[layout](Teller(sm, form, rng)).strip() + "\n"
+
+
+def situation_files(sm: SemanticModel) -> dict[str, str]:
+    """The DPS data file: the client's data, without what a modeller derives."""
+    data = data_json(sm)
+    for name in sm.derived_params:
+        data["parameters"].pop(name, None)
+    return {"data.json": dumps_json(data)}
