@@ -130,6 +130,33 @@ def test_truncated_and_damaged_stores_are_corrupt_not_locked(store: Path,
         assert digest(db) == before, name
 
 
+def test_a_store_trimmed_by_a_checkpoint_is_not_truncated(store: Path) -> None:
+    """DuckDB cuts free blocks off the end of the file while its header still counts them:
+    that store is whole; one block fewer loses data and is corrupt."""
+    import duckdb
+
+    conn = duckdb.connect(str(store))
+    conn.execute("CHECKPOINT")
+    conn.execute("CREATE TABLE scratch AS SELECT range AS i, md5(range::VARCHAR) AS s "
+                 "FROM range(2000000)")
+    conn.execute("CHECKPOINT")
+    conn.execute("DROP TABLE scratch")
+    conn.execute("CHECKPOINT")
+    conn.close()
+    conn = duckdb.connect(str(store), read_only=True)
+    ((total, free, block),) = conn.execute(
+        "SELECT total_blocks, free_blocks, block_size FROM pragma_database_size()").fetchall()
+    conn.close()
+    size = store.stat().st_size
+    assert free > 0 and size < total * block  # the file is shorter than the header counts
+    r = run_cli("info", "--db", str(store))
+    assert r.returncode == 0 and "corrupt" not in r.stderr, r.stderr
+    data = store.read_bytes()
+    cut = store.with_name("cut.duckdb")
+    cut.write_bytes(data[: len(data) - block])
+    assert_one_line_error(run_cli("info", "--db", str(cut)), "is corrupt", "truncated")
+
+
 def test_store_of_a_newer_schema(store: Path) -> None:
     with Store(store) as s:
         s.conn.execute("INSERT INTO schema_version VALUES (?, 'from the future', now())",

@@ -30,6 +30,7 @@ from ortrex.store.schema import SCHEMA_VERSION, TABLES
 from ortrex.store.views import LINEAGE_SQL
 
 DEFAULT_DB = "ortrex.duckdb"
+_HEADERS = 3 * 4096  # a DuckDB file starts with its main header and two database headers
 _DUCKDB_MAGIC = b"DUCK"
 
 
@@ -146,16 +147,26 @@ class Store:
                 f"{self.path} is not a DuckDB database (corrupt or another file type)")
 
     def _check_size(self) -> None:
-        """A file shorter than the blocks its header counts was truncated (DuckDB would only
-        notice when a query reaches a missing block)."""
+        """A file shorter than its blocks in use was truncated (DuckDB would only notice when a
+        query reaches a missing block). Free blocks do not count (a checkpoint trims them off
+        the end of the file while the header still counts them); the highest block a table's
+        data lives in does."""
         rel = self.conn.execute("PRAGMA database_size")
         names = [d[0] for d in rel.description]
         row = dict(zip(names, rel.fetchone() or (), strict=False))
-        need = int(row.get("block_size") or 0) * int(row.get("total_blocks") or 0)
+        block = int(row.get("block_size") or 0)
+        used = int(row.get("total_blocks") or 0) - int(row.get("free_blocks") or 0)
+        highest = -1
+        for table in self._tables():
+            ((top,),) = self.conn.execute(
+                "SELECT max(block_id) FROM pragma_storage_info(?) WHERE persistent",
+                [table]).fetchall()
+            highest = max(highest, int(top) if top is not None else -1)
+        need = max(block * used, _HEADERS + block * (highest + 1) if highest >= 0 else 0)
         have = self.path.stat().st_size
         if have < need:
-            raise _corrupt(self.path, f"truncated: {have:,} bytes, its header counts "
-                                      f"{need:,} bytes of blocks")
+            raise _corrupt(self.path, f"truncated: {have:,} bytes, fewer than the "
+                                      f"{need:,} bytes of blocks in use")
 
     def _tables(self) -> set[str]:
         rows = self.conn.execute(
