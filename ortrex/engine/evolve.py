@@ -211,7 +211,11 @@ class MutationWriter(Writer):
         reason, detail, duplicate_of = r.reason, r.detail, None
         if r.accepted:
             same = self.accepted_fp.setdefault(r.structural_fp, [])
-            duplicate_of, detail = self._duplicate(r, same)
+            # A new telling is first compared with its parent's instance (another equivalent
+            # instance may be stored too: the telling belongs to its parent's).
+            order = sorted(same, key=lambda i: i != t.parent.instance_id) if m.presentation \
+                else same
+            duplicate_of, detail = self._duplicate(r, order)
             if duplicate_of is not None and not m.presentation:
                 reason = "duplicate"
             elif duplicate_of is None:

@@ -8,7 +8,7 @@ import json
 import math
 import re
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
@@ -317,15 +317,19 @@ class SemanticModel:
         """Parse the JSON text of :meth:`dumps`."""
         return cls.from_json(json.loads(text))
 
-    @cached_property
-    def derived_params(self) -> dict[str, str]:
-        """Parameters a modeller computes from the others, with the Python expression that
-        does it (``descriptors["derived"]``: over set names, as element lists, and parameter
-        names, as nested lists). One is kept only where its expression reproduces the data
-        exactly: a mutation that changed the data behind it makes it ordinary data again."""
+    def rederived(self) -> SemanticModel:
+        """This model with every declared derived parameter computed again from the data
+        (after a mutation changed the data behind it, a big-M or a count stays derived)."""
         declared = self.descriptors.get("derived") or {}
         if not isinstance(declared, Mapping) or not declared:
-            return {}
+            return self
+        values = self._evaluate(declared)
+        params = tuple(replace(p, values=values[p.name]) if p.name in values else p
+                       for p in self.params)
+        return replace(self, params=params)
+
+    def _evaluate(self, declared: Mapping[str, Any]) -> dict[str, np.ndarray]:
+        """The values of the declared derivations that evaluate to the parameter's shape."""
         env: dict[str, Any] = {s.name: list(s.elements) for s in self.sets}
         env.update({p.name: p.values.tolist() for p in self.params if p.name not in declared})
         safe = {"len": len, "sum": sum, "max": max, "min": min, "range": range, "abs": abs,
@@ -341,9 +345,22 @@ class SemanticModel:
                                  dtype=np.float64)
             except Exception:
                 continue
-            if got.shape == p.values.shape and np.array_equal(got, p.values):
-                out[name] = expression
+            if got.shape == p.values.shape:
+                out[name] = got
         return out
+
+    @cached_property
+    def derived_params(self) -> dict[str, str]:
+        """Parameters a modeller computes from the others, with the Python expression that
+        does it (``descriptors["derived"]``: over set names, as element lists, and parameter
+        names, as nested lists). One is kept only where its expression reproduces the data
+        exactly: a mutation that changed the data behind it makes it ordinary data again."""
+        declared = self.descriptors.get("derived") or {}
+        if not isinstance(declared, Mapping) or not declared:
+            return {}
+        values = self._evaluate(declared)
+        return {name: str(declared[name]) for name, got in values.items()
+                if np.array_equal(got, self.param_map[name].values)}
 
     def position_params(self) -> dict[str, str]:
         """Parameters holding positions in a set (read by ``link`` conditions: the head node of

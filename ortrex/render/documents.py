@@ -87,6 +87,7 @@ def own_names(sm: SemanticModel, instance: Any) -> list[str]:
 
 
 _NAME = re.compile(r"^([A-Za-z_]\w*)(?:\[(.*)\])?$")
+_VALUE_UNIT = re.compile(r"\{v\} \{(\w+)\}")
 
 
 def decisions(sm: SemanticModel, sol: Solution) -> list[str]:
@@ -106,7 +107,8 @@ def decisions(sm: SemanticModel, sol: Solution) -> list[str]:
         labels = (m.group(2) or "").split(",") if fam.dims else []
         where = {i: lab for (i, _), lab in zip(fam.dims, labels, strict=False)}
         if fam.name in report:
-            out.append(report[fam.name].format_map(words.with_(v=_fmt(v), **where)))
+            template = _agreeing(report[fam.name], words, v)
+            out.append(template.format_map(words.with_(v=_fmt(v), **where)))
             continue
         text = fam.description
         for (i, s), lab in zip(fam.dims, labels, strict=False):
@@ -115,6 +117,19 @@ def decisions(sm: SemanticModel, sol: Solution) -> list[str]:
         out.append(f"{text}: {_fmt(v)}")
     return out
 
+
+
+def _agreeing(template: str, words: Words, v: float) -> str:
+    """``template`` with the unit word right after ``{v}`` agreeing with the value (``1
+    tonne``, ``3 tonnes``)."""
+    def agree(m: re.Match[str]) -> str:
+        try:
+            word = str(words[m.group(1)])
+        except KeyError:
+            return m.group(0)  # a per-entry key, filled later
+        return "{v} " + unit(word, v).replace("{", "{{").replace("}", "}}")
+
+    return _VALUE_UNIT.sub(agree, template)
 
 
 def _fmt(v: float) -> str:
@@ -242,7 +257,8 @@ def sft_example(sm: SemanticModel, st: Statement, program: str, solver: str, sty
         "math_model": f"{walkthrough(sm)}\n\n{formulation}",
         "math_model_with_code": f"{walkthrough(sm)}\n\n{formulation}\n\n{_code(program)}"
                                 f"\n\nRunning it gives: {_lower(_result(sm, sol))}",
-        "clean_cot": f"{checklist(sm)}\n\n{_code(program)}",
+        "clean_cot": f"{checklist(sm)}\n\n{_code(program)}\n\nRunning it gives: "
+                     f"{_lower(_result(sm, sol))}",
     }[style]
     messages = [{"role": "user", "content": _user_turn(st)},
                 {"role": "assistant", "content": answer}]

@@ -10,13 +10,22 @@ rule or objective a mutation rewrote, is told from the model's own one-sentence 
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 
 import numpy as np
 
-from ortrex.ir.semantic import Parameter, SemanticModel
+from ortrex.ir.semantic import Parameter, SemanticModel, VariableFamily
 from ortrex.render.data import data_json, dumps_json, number
-from ortrex.render.language import article, capital, fill_words, join, plural, unit
+from ortrex.render.language import (
+    article,
+    capital,
+    fill_words,
+    join,
+    plural,
+    singular,
+    unit,
+)
 from ortrex.render.names import person_name
 from ortrex.render.telling import (
     GENERIC_ASKS,
@@ -27,6 +36,7 @@ from ortrex.render.telling import (
     Words,
     entity,
     fill,
+    plain,
     with_unit,
 )
 from ortrex.render.tellings import TELLINGS
@@ -66,6 +76,7 @@ _GOAL_WRAPS = ("{S} That is what we will be judged on.", "In short: {s}",
 _CLOSINGS = ("Happy to answer any questions.", "Let me know if anything is unclear.",
              "Thanks for looking into this.", "Any clarification, just ask.",
              "We can send more detail if needed.", "Looking forward to your answer.")
+_YES_NO = "0/1"  # the unit of a yes/no table (coverage, membership)
 _LIST_LIMIT = 8  # sets up to this size are named in the opening
 
 
@@ -85,12 +96,29 @@ class Teller:
         self.derived = sm.derived_params
         self.links = sm.position_params()
         self.proper = {e for st in sm.sets for e in st.elements}
+        self.told: dict[str, str] = {}  # what was said about each rule and the objective
+        self.whole: dict[str, str] = {}  # what was said about how whole each decision is
 
     def pick(self, options: tuple[str, ...] | list[str]) -> str:
         return options[int(self.rng.integers(len(options)))]
 
     def say(self, options: tuple[str, ...] | list[str]) -> str:
-        return fill(self.pick(options), self.words)
+        """One of ``options`` filled in; options naming what this model no longer has (a
+        set a mutation removed) are passed over."""
+        first = int(self.rng.integers(len(options)))
+        for k in range(len(options)):
+            try:
+                return fill(options[(first + k) % len(options)], self.words)
+            except KeyError:
+                continue
+        raise KeyError(f"no wording fits {self.sm.family}: {options[first]!r}")
+
+    def try_say(self, options: tuple[str, ...] | list[str]) -> str:
+        """``say``, or nothing when no option fits this model."""
+        try:
+            return self.say(options)
+        except KeyError:
+            return ""
 
     # ------------------------------------------------------------------ parts
     def opening(self) -> str:
@@ -98,9 +126,13 @@ class Teller:
         if t is None:
             story = str(self.sm.descriptors.get("story", "")).strip()
             return story or f"We have a {self.sm.family.replace('_', ' ')} problem."
-        text = self.say(t.openings)
+        try:
+            text = self.say(t.openings)
+        except KeyError:  # the model lost what every opening names
+            story = str(self.sm.descriptors.get("story", "")).strip()
+            text = story or f"We have a {self.sm.family.replace('_', ' ')} problem."
         if t.context and self.rng.random() < 0.6:
-            text += " " + self.say(t.context)
+            text += " " + self.try_say(t.context)
         if self.rng.random() < 0.35:
             text += " " + self.pick(_BACKGROUND)
         return text
@@ -120,6 +152,13 @@ class Teller:
         return Fact((f"The {noun}: {{items}}.", f"{capital(noun)}: {{items}}."),
                     label=noun)
 
+    def unit_note(self, p: Parameter) -> str:
+        """How a parameter's unit is noted beside its name (a yes/no table says what 1
+        means); empty for names and unitless figures."""
+        if p.name in self.links or not p.unit:
+            return ""
+        return "1 means yes, 0 means no" if p.unit == _YES_NO else unit(p.unit)
+
     def value(self, p: Parameter, v: float) -> str:
         if p.name in self.links:
             return self.sm.set_map[self.links[p.name]].elements[int(v)]
@@ -135,7 +174,7 @@ class Teller:
         out = []
         for k, (e, v) in enumerate(zip(elements, values, strict=True)):
             val = self.value(p, float(v))
-            u = "" if p.name in self.links else unit(p.unit, float(v))
+            u = "" if p.name in self.links or p.unit == _YES_NO else unit(p.unit, float(v))
             # ``{at_q}``: another parameter of the same element (an arc's two ends).
             at = {f"at_{q.name}": self.value(q, float(q.values[k])) for q in siblings}
             out.append((item if k == 0 else bare).format_map(self.words.with_(
@@ -177,8 +216,8 @@ class Teller:
     def _generic_leads(self, p: Parameter) -> tuple[str, ...]:
         """Lead sentences any fact can take, built from its label (business words)."""
         label = self.labels[p.name].replace("{", "{{").replace("}", "}}")
-        per = " and ".join(entity(self.sm, s) for s in p.index)
-        u = f" ({unit(p.unit)})" if p.unit and p.name not in self.links else ""
+        per = _per(self.sm, p.index)
+        u = f" ({self.unit_note(p)})" if self.unit_note(p) else ""
         return (f"{capital(label)}{u}: {{items}}.", f"As for the {label}{u}: {{items}}.",
                 f"Here is the {label} per {per}{u}: {{items}}.",
                 f"The {label}{u} is as follows: {{items}}.",
@@ -258,7 +297,7 @@ class Teller:
         return out
 
     def _column(self, p: Parameter) -> str:
-        u = "" if p.name in self.links or not p.unit else f" ({unit(p.unit)})"
+        u = f" ({self.unit_note(p)})" if self.unit_note(p) else ""
         return capital(self.labels[p.name]) + u
 
     def files(self) -> str:
@@ -294,9 +333,10 @@ class Teller:
                   '- "{k}" holds the {what}{keyed}{u}.', '- {What}{keyed}{u}: "{k}".')
         shape = self.pick(shapes)
         for p in self.visible():
-            keyed = ", per " + " and ".join(entity(self.sm, s) for s in p.index) if p.index \
+            keyed = ", per " + _per(self.sm, p.index) if p.index \
                 else ""
-            u = f", in {unit(p.unit)}" if p.unit and p.name not in self.links else ""
+            note = self.unit_note(p)
+            u = "" if not note else f", {note}" if p.unit == _YES_NO else f", in {note}"
             what = self.labels[p.name] + (" (names, not numbers)" if p.name in self.links
                                           else "")
             phrase = self._lead_phrase(p)
@@ -317,8 +357,8 @@ class Teller:
         parts = []
         for p in self.visible():
             phrase = self._lead_phrase(p) or "the " + self.labels[p.name] + (
-                ", per " + " and ".join(entity(self.sm, s) for s in p.index) if p.index else "")
-            u = f" ({unit(p.unit)})" if p.unit and p.name not in self.links else ""
+                ", per " + _per(self.sm, p.index) if p.index else "")
+            u = f" ({self.unit_note(p)})" if self.unit_note(p) else ""
             names = " (names, not numbers)" if p.name in self.links else ""
             parts.append(f'"{p.name}" {self.pick(verbs)} {phrase}{u}{names}')
         head = self.pick(("In the parameters, ", "As for the figures, ", "Among the entries, ",
@@ -332,7 +372,8 @@ class Teller:
         from ``What each {S} can ship: {items}.``), lower-cased; empty when none fits."""
         f = self.fact(p)
         phrases = [ld[:-len(": {items}.")] for ld in f.lead if ld.endswith(": {items}.")
-                   and "{items}" not in ld[:-len(": {items}.")] and "(" not in ld]
+                   and "{items}" not in ld[:-len(": {items}.")] and "(" not in ld
+                   and _noun_phrase(ld[:-len(": {items}.")])]
         if not phrases:
             return ""
         try:
@@ -342,9 +383,14 @@ class Teller:
         return text[:1].lower() + text[1:] if not text[:2].isupper() else text
 
     def rules(self) -> list[str]:
+        """Every rule the client states, in a seeded order: the telling's rules (a rule a
+        mutation rewrote, or one whose variable types no longer hold, from the model's own
+        meaning), then how whole the decisions are where the telling leaves it open. The
+        account (``self.told``: constraint family -> sentence, ``self.whole``: variable ->
+        sentence) is what the tests read."""
         t = self.telling
         present = {c.name: c for c in self.sm.constraints}
-        told: set[str] = set()
+        vtypes = {v.name: v.vtype for v in self.sm.variables}
         out: list[str] = []
         if t is not None:
             for r in t.rules:
@@ -352,12 +398,25 @@ class Teller:
                     continue
                 if r.covers and not self._unchanged(r, present):
                     continue
-                out.append(self.say(r.tellings))
-                told.update(r.covers)
-        devices = set(t.devices) if t is not None else set()
+                if any(vtypes.get(v) != ty for v, ty in r.types.items()):
+                    continue  # "fractions are fine" no longer holds
+                said = self.try_say(r.tellings)
+                if not said:
+                    continue  # a rule about what the model no longer has (told by meaning)
+                out.append(said)
+                self.told.update(dict.fromkeys(r.covers, said))
+        devices = set(t.devices if t is not None else ()) | set(
+            self.sm.descriptors.get("devices", []))
         for c in self.sm.constraints:
-            if c.name not in told and c.name not in devices:
+            if c.name not in self.told and c.name not in devices:
                 out.append(capital(c.meaning))
+                self.told[c.name] = out[-1]
+        settled = set(t.settled + t.auxiliaries if t is not None else ()) | set(
+            self.sm.descriptors.get("settled", []))
+        for v in self.sm.variables:
+            if v.vtype in ("I", "B") and v.name not in settled:
+                out.append(self.integrality(v))
+                self.whole[v.name] = out[-1]
         order = self.rng.permutation(len(out))
         rules = [out[int(k)] for k in order]
         for k in range(len(rules)):  # a connective or a frame now and then
@@ -368,6 +427,22 @@ class Teller:
                 rules[k] = wrap(self.pick(_RULE_WRAPS), rules[k], self.proper)
         return rules
 
+    def integrality(self, v: VariableFamily) -> str:
+        """That a decision comes in whole units, or is yes or no, in a client's words."""
+        what = plain(self.sm, v.description, v.dims)
+        if v.vtype == "B":
+            return self.pick((f"Whether {what} is a yes-or-no decision; there is no halfway.",
+                              f"It is all or nothing whether {what}.",
+                              f"There is no halfway on whether {what}."))
+        u = v.unit if v.unit and v.unit.isascii() and " " not in v.unit.strip() \
+            and v.unit[:1].isalpha() and v.unit.lower() == v.unit else ""
+        if u:
+            return self.pick((f"Only whole {plural(singular(u))} count: no fractions.",
+                              f"We deal in whole {plural(singular(u))} only.",
+                              f"A fraction of {article(singular(u))} is of no use to us."))
+        return self.pick((f"The {what} must be a whole number.",
+                          f"Only whole numbers make sense for the {what}."))
+
     def _unchanged(self, r: Rule, present: dict[str, object]) -> bool:
         if not r.meanings:
             return True
@@ -376,6 +451,7 @@ class Teller:
 
     def goal(self) -> str:
         text = self._goal()
+        self.told["objective"] = text
         return wrap(self.pick(_GOAL_WRAPS), text, self.proper) if self.rng.random() < 0.3 \
             else text
 
@@ -383,15 +459,38 @@ class Teller:
         t, o = self.telling, self.sm.objective
         if t is not None and _filled(t.objective, self.sm) == o.description and \
                 self.rng.random() < 0.4:
-            return self.say(t.goals)
+            return self.try_say(t.goals) or self.say(GENERIC_GOALS[o.sense])
         # The generic wording follows the sense (a mutation may have turned it around).
         return self.say(GENERIC_GOALS[o.sense])
 
     def ask(self) -> str:
         t = self.telling
-        own = t.asks if t is not None else ()
-        # The family's own requests name its decisions; the generic ones keep variety.
-        return self.say(own if own and self.rng.random() < 0.6 else GENERIC_ASKS)
+        own = t.asks if t is not None and _filled(t.objective, self.sm) == \
+            self.sm.objective.description else ()
+        # The family's own requests name its decisions and what they achieve (only while the
+        # objective is the family's); the generic ones keep variety.
+        return (self.try_say(own) if own and self.rng.random() < 0.6 else "") or \
+            self.say(GENERIC_ASKS)
+
+
+_CLAUSE_START = re.compile(r"^(?:here|our|we|i|some|each|every|no|at|on|available|this|these)\b",
+                           re.I)
+_FINITE = re.compile(r" (?:is|are|has|have|was|were)\b")
+
+
+def _noun_phrase(lead: str) -> bool:
+    """Whether a fact's lead (before its items) reads as a noun phrase ("What each mine can
+    ship", "Unit service costs"), not a clause ("Our network has these pipelines")."""
+    if re.match(r"^(?:what|which|how|where|who)\b", lead, re.I):
+        return True
+    return not _CLAUSE_START.match(lead) and not _FINITE.search(lead)
+
+
+def _per(sm: SemanticModel, index: tuple[str, ...]) -> str:
+    """What a figure is given per: ``clinic and month``, ``pair of holes``."""
+    if len(index) == 2 and index[0] == index[1]:
+        return f"pair of {plural(entity(sm, index[0]))}"
+    return " and ".join(entity(sm, s) for s in index)
 
 
 def lower_first(sentence: str, proper: set[str]) -> str:
@@ -425,10 +524,20 @@ def _filled(template: str, sm: SemanticModel) -> str:
         return template
 
 
+_MONEY = re.compile(r" in (?:[A-Z][A-Za-z]{1,4}|thousands? of \w+|\w+ dollars)\b")
+
+
 def goal_noun(sm: SemanticModel) -> str:
-    """What the objective measures, as a short noun phrase (``total shipping cost``)."""
+    """What the objective measures, as a noun phrase without its unit: ``total shipping
+    cost``; ``largest total cost of any clinic`` keeps what follows the unit."""
     d = sm.objective.description
-    return d.split(" in ")[0] if " in " in d else d
+    money = str(sm.descriptors.get("words", {}).get("money", ""))
+    if money and f" in {money}" in d:
+        return d.replace(f" in {money}", "", 1)
+    d = _MONEY.sub("", d, count=1)
+    # A unit word before what a mutation appended ("tour distance in km plus ...").
+    return re.sub(r" in [\w/$€£%-]+(?=$| plus | net of | of any )", "", d, count=1)
+
 
 
 def column_labels(sm: SemanticModel) -> dict[str, str]:
@@ -527,9 +636,14 @@ SITUATIONS: dict[str, Callable[[Teller], str]] = {
 }
 
 
-def tell(sm: SemanticModel, form: str, layout: str, rng: np.random.Generator) -> str:
-    """A situation statement of ``sm`` in ``form`` and ``layout``."""
-    return SITUATIONS[layout](Teller(sm, form, rng)).strip() + "\n"
+def tell(sm: SemanticModel, form: str, layout: str,
+         rng: np.random.Generator) -> tuple[str, dict[str, str]]:
+    """A situation statement of ``sm`` in ``form`` and ``layout``, and its account: the
+    sentence that tells each constraint family, the objective (``objective``) and how whole
+    each decision is (the variable's name)."""
+    teller = Teller(sm, form, rng)
+    text = SITUATIONS[layout](teller).strip() + "\n"
+    return text, {**teller.told, **teller.whole}
 
 
 def situation_files(sm: SemanticModel) -> dict[str, str]:

@@ -44,6 +44,8 @@ class Statement:
     layout: str
     text: str
     files: dict[str, str] = field(default_factory=dict)
+    account: dict[str, str] = field(default_factory=dict, compare=False)  # situation
+    # statements: the sentence telling each rule, the objective and each decision's wholeness
 
 
 def _cap(text: str) -> str:
@@ -372,9 +374,10 @@ def render_statement(sm: SemanticModel, form: str, layout: str | None = None,
     if layout not in LAYOUTS:
         raise ValueError(f"unknown layout {layout!r}; expected one of {', '.join(LAYOUTS)}")
     kind, name = layout.split(":")
+    account: dict[str, str] = {}
     if kind == "situation":
-        text = tell(sm, form, name, rng)
+        text, account = tell(sm, form, name, rng)
     else:
         text = _SPEC[name](_Writer(sm, rng), form).strip() + "\n"
     files = situation_files(sm) if form == "DPS" else {}
-    return Statement(form, layout, text, files)
+    return Statement(form, layout, text, files, account)

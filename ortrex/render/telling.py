@@ -30,7 +30,7 @@ import numpy as np
 
 from ortrex.ir.semantic import SemanticModel
 from ortrex.render.data import number
-from ortrex.render.language import article, capital, count, join, plural, unit
+from ortrex.render.language import article, capital, count, join, plural, singular, unit
 
 
 @dataclass(frozen=True)
@@ -53,6 +53,8 @@ class Rule:
     tellings: tuple[str, ...]
     meanings: tuple[str, ...] = ()  # the families' own meaning templates (a mutation that
     # rewrote a rule changes its meaning: then the rule is told from the new meaning)
+    types: Mapping[str, str] = field(default_factory=dict)  # variable -> the type the rule
+    # states ("fractions are fine": C); told only while the model's variables have them
 
 
 @dataclass(frozen=True)
@@ -69,6 +71,10 @@ class Telling:
     report: Mapping[str, str] = field(default_factory=dict)  # variable -> solution wording
     devices: tuple[str, ...] = ()  # constraint families that are modelling devices (symmetry
     # breaking): the modeller's choice, never told
+    settled: tuple[str, ...] = ()  # integer or yes/no variables whose nature the telling
+    # states or implies ("exactly one nurse", "as few hosts as possible")
+    auxiliaries: tuple[str, ...] = ()  # variables only the modeller introduces (tour
+    # positions, ordering choices): never told
 
 
 # Requests compose an opener and a task: many shapes from few parts.
@@ -89,18 +95,29 @@ _ASK_TASKS = (
     "formulate and solve this, then report the {goal_noun} and the decisions",
     "solve this exactly and explain the plan in a few lines",
 )
-GENERIC_ASKS = tuple(o + t + e for o, e in _ASK_OPENERS for t in _ASK_TASKS)
-_GOAL_FRAMES = ("We want {x}.", "Our aim is {x}.", "The goal is {x}.", "What matters is {x}.",
-                "We are after {x}.", "The target is {x}.", "Above all, we want {x}.",
-                "This is about {x}.")
-_GOAL_MIN = ("the lowest possible {goal_noun}", "{a_goal_noun} as low as it can be",
-             "to bring the {goal_noun} down as far as possible",
-             "minimising the {goal_noun}", "the smallest {goal_noun} we can achieve")
-_GOAL_MAX = ("the highest possible {goal_noun}", "{a_goal_noun} as high as it can be",
-             "to push the {goal_noun} up as far as possible",
-             "maximising the {goal_noun}", "the largest {goal_noun} we can achieve")
-GENERIC_GOALS = {"min": tuple(f.format(x=x) for f in _GOAL_FRAMES for x in _GOAL_MIN),
-                 "max": tuple(f.format(x=x) for f in _GOAL_FRAMES for x in _GOAL_MAX)}
+GENERIC_ASKS = tuple(o + t + e for o, e in _ASK_OPENERS for t in _ASK_TASKS
+                     if not (o == "Help us " and (" us " in t or t.startswith("recommend"))))
+# Goal frames by the grammar of what fills them: a noun phrase, "to ..." or "-ing ...".
+_GOAL_FRAMES = {
+    "np": ("We want {x}.", "Our aim is {x}.", "The goal is {x}.", "What matters is {x}.",
+           "We are after {x}.", "The target is {x}.", "Above all, we want {x}.",
+           "This is about {x}."),
+    "to": ("We want {x}.", "Our aim is {x}.", "The goal is {x}.", "The target is {x}.",
+           "Above all, we want {x}."),
+    "ing": ("Our aim is {x}.", "The goal is {x}.", "What matters is {x}.",
+            "This is about {x}.")}
+_GOAL_MIN = {"np": ("the lowest possible {goal_noun}", "the {goal_noun} as low as it can be",
+                    "the smallest {goal_noun} we can achieve"),
+             "to": ("to bring the {goal_noun} down as far as possible",),
+             "ing": ("minimising the {goal_noun}",)}
+_GOAL_MAX = {"np": ("the highest possible {goal_noun}", "the {goal_noun} as high as it can be",
+                    "the largest {goal_noun} we can achieve"),
+             "to": ("to push the {goal_noun} up as far as possible",),
+             "ing": ("maximising the {goal_noun}",)}
+GENERIC_GOALS = {
+    sense: tuple(f.format(x=x) for kind, fs in _GOAL_FRAMES.items() for f in fs
+                 for x in parts[kind])
+    for sense, parts in (("min", _GOAL_MIN), ("max", _GOAL_MAX))}
 
 
 class Words(dict):  # type: ignore[type-arg]
@@ -162,6 +179,27 @@ def entity(sm: SemanticModel, set_name: str) -> str:
     """The entity noun of a set."""
     s = sm.set_map[set_name]
     return s.entity or s.name
+
+
+def plain(sm: SemanticModel, text: str, dims: tuple[tuple[str, str], ...]) -> str:
+    """A description without its index letters, as a client would write it (``boxes shipped
+    from depot s to clinic d`` -> ``boxes shipped from each depot to each clinic``), without a
+    leading ``1 if``."""
+    for i, s in dims:
+        noun = re.escape(entity(sm, s))
+        text = re.sub(rf"\b(?:the )?{noun} {re.escape(i)}\b", f"each {entity(sm, s)}", text)
+    return re.sub(r"^1 if ", "", text)
+
+
+def per_unit(sm: SemanticModel, description: str, unit_: str,
+             dims: tuple[tuple[str, str], ...]) -> str:
+    """``per box shipped from each depot to each clinic``, ``per kg of each premix in the
+    blend``: a rate's "per" phrase from a quantity's description and unit."""
+    what = plain(sm, description, dims)
+    u = unit_.strip()
+    if u and u != "0/1" and what.startswith(u + " "):
+        return f"per {singular(u)}{what[len(u):]}"
+    return f"per unit of {what}"
 
 
 def with_unit(v: float, u: str, integer: bool = False) -> str:

@@ -246,12 +246,13 @@ def _check_tables(sm: SemanticModel, text: str, report: FidelityReport,
                          _cell_equal(r[1], _cell(p, float(arr), sm))
                          for r in t[1:] if len(r) >= 2)
             elif len(p.index) == 1:
-                col = next((k for k, h in enumerate(head) if _head(h) in names), None)
-                if col is None:
-                    continue
-                rows = {r[0]: r[col] for r in t[1:] if len(r) > col}
-                ok = all(_cell_equal(rows.get(e, ""), _cell(p, arr[i], sm))
-                         for i, e in enumerate(sets[p.index[0]].elements))
+                # Any column the name fits (a new "price" beside a cost labelled "Price").
+                for col in (k for k, h in enumerate(head) if _head(h) in names):
+                    rows = {r[0]: r[col] for r in t[1:] if len(r) > col}
+                    ok = all(_cell_equal(rows.get(e, ""), _cell(p, arr[i], sm))
+                             for i, e in enumerate(sets[p.index[0]].elements))
+                    if ok:
+                        break
             elif len(p.index) == 2:
                 if _head(head[0].split(":")[0]) not in names:
                     continue

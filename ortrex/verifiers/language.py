@@ -40,7 +40,8 @@ _NOT_PLURAL = frozenset({"series", "species", "news", "analysis", "basis", "bus"
                          "lens", "status", "process", "class", "mass", "pass", "glass",
                          "business", "address", "campus", "bonus", "virus", "plus", "focus",
                          "canvas", "chassis", "access", "axis", "thesis", "corpus", "census",
-                         "genus", "minus", "alias", "atlas", "iris", "loss", "ms", "cms"})
+                         "genus", "minus", "alias", "atlas", "iris", "loss", "ms", "cms",
+                         "means", "stands"})
 _REPEAT_OK = frozenset({"that", "had"})  # "that that", "had had": grammatical
 
 
@@ -79,9 +80,16 @@ def prose(text: str) -> str:
     return _INLINE.sub("KEY", "\n".join(lines))
 
 
+# An article is never followed by these: "a is", "a and" is an index letter or a name.
+_NOT_NOUN = frozenset({"is", "are", "was", "were", "be", "and", "or", "to", "in", "of", "on",
+                       "at", "by", "for", "with", "from", "has", "have", "can", "must", "may",
+                       "will", "the", "as", "if", "than", "so", "nor", "but"})
+_ACRONYM = re.compile(r"^[A-Z][A-Z&/0-9-]*[A-Z0-9]\b")
+
+
 @lru_cache(maxsize=8192)
 def _expected_article(word: str) -> str:
-    if len(word) > 1 and (word.isupper() or re.match(r"^[A-Z]{2,}", word)):
+    if _ACRONYM.match(word):  # read letter by letter: "an R&D project", "a KPI"
         return "an" if word[0] in _VOWEL_LETTERS else "a"
     return str(_ENGINE.a(word)).split(" ", 1)[0].lower()
 
@@ -102,8 +110,8 @@ def check_language(text: str, names: frozenset[str] = frozenset()) -> LanguageRe
     add = rep.findings.append
     for m in _ARTICLE.finditer(body):
         art, word = m.group(1).lower(), m.group(2)
-        if word in names or m.group(1) in names:  # a name's sound is its own; "A" a name
-            continue
+        if word in names or m.group(1) in names or word in _NOT_NOUN:
+            continue  # a name's sound is its own; "A" a name; "a is": a letter
         if art != _expected_article(word):
             add(Finding("article", m.group(0)))
     for rx, code in ((_Y_PLURAL, "plural"), (_SIBILANT, "plural")):

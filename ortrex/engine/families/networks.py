@@ -149,7 +149,7 @@ class ShortestPath(Family):
                 "trips", integer=True)
         b.derive("supply", "[1 if n == 0 else (-1 if n == len(N) - 1 else 0) "
                            "for n in range(len(N))]")
-        b.var("x", (("e", "A"),), "1 if {A} e is on the route (LP relaxation)", unit="trips")
+        b.var("x", (("e", "A"),), "1 if {A} e is on the route", unit="trips")
         b.con("route", "The route leaves the start, reaches the end and passes through "
               "every other {N} it enters.", (("n", "N"),), _out_minus_in("x"), "=",
               P("supply", "n"))

@@ -14,23 +14,25 @@ class TSP(Family):
 
     name = "tsp_mtz"
     problem_class = "MILP"
-    summary = "Visit every {N} once in a closed tour of least {length}, starting at the first."
+    summary = "Visit every {N} once in a closed tour of least {measure}, starting at the first."
     sizes = {"small": {"N": (4, 5)}, "medium": {"N": (6, 9)}, "large": {"N": (12, 20)}}
     vocabularies = (
         Vocabulary("logistics", "Delivery round",
                    "A van leaves the depot, visits every {N} once and returns.",
                    {"N": ("stop", "town")},
-                   {"length": "km", "org": "courier", "vehicle": "van", "home": "depot"}),
+                   {"length": "km", "measure": "distance", "org": "courier", "vehicle": "van",
+                    "home": "depot"}),
         Vocabulary("healthcare", "Home care visits",
                    "A nurse starts at the clinic, visits every {N} once and returns.",
                    {"N": ("patient home", "surname")},
-                   {"length": "minutes", "org": "home-care service", "vehicle": "nurse",
+                   {"length": "minutes", "measure": "travel time",
+                    "org": "home-care service", "vehicle": "nurse",
                     "home": "clinic"}),
         Vocabulary("manufacturing", "Drilling path",
                    "A drill head starts at its rest point and visits every {N} once.",
                    {"N": ("hole", "code:H")},
-                   {"length": "mm", "org": "machine shop", "vehicle": "drill head",
-                    "home": "rest point"}),
+                   {"length": "mm", "measure": "head travel", "org": "machine shop",
+                    "vehicle": "drill head", "home": "rest point"}),
     )
 
     def build(self, b: Builder, rng: np.random.Generator) -> None:
@@ -38,7 +40,7 @@ class TSP(Family):
         b.set("N")
         xy = rng.uniform(0, 100, (n, 2))
         dist = rounded(np.linalg.norm(xy[:, None] - xy[None, :], axis=2), 1)
-        b.param("dist", ("N", "N"), dist, "travel {length} between {N}s", "{length}")
+        b.param("dist", ("N", "N"), dist, "{measure} between {N}s", "{length}")
         b.param("n_nodes", (), float(n), "number of {N}s", "{N}s", integer=True)
         b.derive("n_nodes", "len(N)")
         off_diag = (Cond("ne", "i", "j"),)
@@ -57,4 +59,4 @@ class TSP(Family):
                                        Cond("not_first", "j")))
         b.objective("min", total("i", "N", total("j", "N", P("dist", "i", "j") *
                                                  V("x", "i", "j"), Cond("ne", "i", "j"))),
-                    "tour {length}")
+                    "total tour {measure} in {length}")

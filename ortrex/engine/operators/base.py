@@ -44,7 +44,8 @@ def with_changes(sm: SemanticModel, op: str, info: dict[str, Any], **changes: An
     """The child: ``sm`` with ``changes``, its descriptors noting the operator."""
     desc = dict(changes.pop("descriptors", sm.descriptors))
     desc["mutations"] = [*desc.get("mutations", []), op]
-    return Mutation(replace(sm, descriptors=desc, **changes), info)
+    # What a modeller derives from the data (a big-M, a count) follows the new data.
+    return Mutation(replace(sm, descriptors=desc, **changes).rederived(), info)
 
 
 def fresh_name(sm: SemanticModel, base: str) -> str:
@@ -59,6 +60,12 @@ def fresh_name(sm: SemanticModel, base: str) -> str:
 def entity(sm: SemanticModel, s: str) -> str:
     """The entity noun of set ``s`` (its name when it has none)."""
     return sm.set_map[s].entity or s
+
+
+def entities_of(sm: SemanticModel, dims: tuple[tuple[str, str], ...]) -> str:
+    """``depot and clinic``: the entities a family is indexed by."""
+    names = [entity(sm, s) for _, s in dims]
+    return " and ".join(dict.fromkeys(names))
 
 
 def objective_scale(sm: SemanticModel) -> float:
@@ -79,6 +86,16 @@ def pick(ctx: Context, items: list[Any], what: str) -> Any:
     if not items:
         raise NotApplicable(f"no {what}")
     return items[int(ctx.rng.integers(len(items)))]
+
+
+def decisions(sm: SemanticModel) -> list[VariableFamily]:
+    """The variable families a client decides (not a modeller's auxiliaries: tour positions,
+    ordering choices), which operators may price, cap or switch."""
+    from ortrex.render.tellings import TELLINGS
+
+    t = TELLINGS.get(sm.family)
+    aux = set(t.auxiliaries) if t is not None else set()
+    return [v for v in sm.variables if v.name not in aux and v.unit != "position"]
 
 
 def countable(v: VariableFamily) -> bool:
@@ -126,9 +143,30 @@ def used_params(sm: SemanticModel) -> set[str]:
             e.name in sm.param_map}
 
 
+def referenced(sm: SemanticModel) -> set[str]:
+    """Parameters anything reads: expressions, bounds, link conditions, derivations."""
+    out = used_params(sm) | set(sm.position_params())
+    for expression in dict(sm.descriptors.get("derived") or {}).values():
+        out |= set(re.findall(r"[A-Za-z_]\w*", str(expression))) & set(sm.param_map)
+    return out
+
+
+def used_sets(sm: SemanticModel) -> set[str]:
+    """Sets something ranges over: a parameter, a variable family, a rule, a sum."""
+    out = {s for p in sm.params for s in p.index}
+    out |= {s for v in sm.variables for _, s in v.dims}
+    exprs: list[Any] = [sm.objective.expr]
+    for c in sm.constraints:
+        out |= {s for _, s in c.forall}
+        exprs += [c.lhs, as_expr(c.rhs)]
+    return out | {e.over for x in exprs for e in x.walk() if isinstance(e, Sum)}
+
+
 def numeric_params(sm: SemanticModel) -> list[Parameter]:
     """Parameters the model reads that hold real data (not positions, not 0/1, not 0)."""
     pos = sm.position_params()
     used = used_params(sm)
+    derived = sm.derived_params  # structure, not data: follows the data it comes from
     return [p for p in sm.params if p.name not in pos and p.name in used
+            and p.name not in derived
             and np.any(p.values != 0) and not np.all(np.isin(p.values, (0, 1)))]

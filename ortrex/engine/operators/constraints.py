@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import replace
 
 import numpy as np
 
@@ -10,10 +11,14 @@ from ortrex.engine.operators.base import (
     Context,
     Mutation,
     NotApplicable,
+    decisions,
     entity,
     fresh_name,
+    numeric_params,
     pick,
+    referenced,
     sum_over,
+    used_sets,
     with_changes,
 )
 from ortrex.ir.expr import Cond, Idx, P, V, total
@@ -22,6 +27,9 @@ from ortrex.ir.semantic import (
     Parameter,
     VariableFamily,
 )
+from ortrex.render.language import article, capital
+from ortrex.render.situation import column_labels
+from ortrex.render.telling import plain
 
 
 def add_constraint(ctx: Context) -> Mutation:
@@ -40,7 +48,7 @@ def add_constraint(ctx: Context) -> Mutation:
 
 def _quantity(ctx: Context, min_dims: int = 1) -> tuple[VariableFamily, np.ndarray]:
     sm = ctx.parent
-    cands = [v for v in sm.variables if len(v.dims) >= min_dims and v.vtype != "B"
+    cands = [v for v in decisions(sm) if len(v.dims) >= min_dims and v.vtype != "B"
              and v.name in ctx.values]
     fam = pick(ctx, cands, f"quantity family with {min_dims}+ indices and a solution")
     return fam, np.nan_to_num(ctx.values[fam.name])
@@ -50,21 +58,23 @@ def _budget(ctx: Context) -> Mutation:
     sm = ctx.parent
     fam, x = _quantity(ctx)
     dims = tuple(s for _, s in fam.dims)
-    costs = [p for p in sm.params if p.index == dims]
+    costs = [p for p in numeric_params(sm) if p.index == dims]
     p = pick(ctx, costs, f"parameter indexed like {fam.name}")
     used = float(np.sum(p.values * x))
     if used <= 0:
         raise NotApplicable("nothing is spent at the optimum")
     name = fresh_name(sm, "budget_cap")
+    label = column_labels(sm)[p.name]
     cap = float(np.round(used * ctx.rng.uniform(0.8, 0.95), 2))
     idx = [i for i, _ in fam.dims]
+    what = plain(sm, fam.description, fam.dims)
     cf = ConstraintFamily(fresh_name(sm, "budget"),
-                          f"The total of {p.description} times {fam.description} stays within a "
-                          "budget.", (), sum_over(fam, P(p.name, *idx) * V(fam.name, *idx)),
-                          "<=", P(name))
+                          f"Summed over the whole plan, the {what} weighted by their {label} "
+                          "stay within a budget.", (),
+                          sum_over(fam, P(p.name, *idx) * V(fam.name, *idx)), "<=", P(name))
     return with_changes(sm, "add_constraint", {"kind": "budget", "on": p.name, "cap": cap},
                  params=(*sm.params, Parameter(name, (), np.array(cap), p.unit,
-                                               f"budget for {p.description}")),
+                                               f"budget on the total {label}")),
                  constraints=(*sm.constraints, cf))
 
 
@@ -111,15 +121,18 @@ def _ratio(ctx: Context) -> Mutation:
         raise NotApplicable("no dominant share at the optimum")
     r = float(np.round(max(0.05, top * ctx.rng.uniform(0.7, 0.95)), 3))
     name = fresh_name(sm, "max_share")
-    jj = fresh_name(sm, "k") if "k" in (i, j) else "k"
+    jj = next(n for n in ("k", "l", "m", "q", "r", "u") if n not in (i, j)
+              and n not in {x.name for x in (*sm.sets, *sm.params, *sm.variables)})
     cf = ConstraintFamily(
         fresh_name(sm, "share_limit"),
-        f"No {entity(sm, sj)} takes more than a fixed share of a {entity(sm, si)}'s total.",
+        f"No {entity(sm, sj)} takes more than a fixed share of "
+        f"{article(entity(sm, si))}'s total.",
         ((i, si), (j, sj)), V(fam.name, i, j) - P(name) * total(jj, sj, V(fam.name, i, jj)),
         "<=", 0.0)
     return with_changes(sm, "add_constraint", {"kind": "ratio", "variable": fam.name, "share": r},
                  params=(*sm.params, Parameter(name, (), np.array(r), "share",
-                                               "largest share of one entity")),
+                                               f"largest share one {entity(sm, sj)} may take of "
+                                               f"{article(entity(sm, si))}'s total")),
                  constraints=(*sm.constraints, cf))
 
 
@@ -151,7 +164,8 @@ def _precedence(ctx: Context) -> Mutation:
     sm = ctx.parent
     fam, i, s = _binary_choice(ctx)
     cf = ConstraintFamily(fresh_name(sm, "precedence"),
-                          f"A {entity(sm, s)} is chosen only if the one before it is.",
+                          f"{capital(article(entity(sm, s)))} is chosen only if the one before "
+                          "it in the list is.",
                           ((i, s),), V(fam.name, i) - V(fam.name, Idx(i) - 1), "<=", 0.0,
                           (Cond("not_first", i),))
     return with_changes(sm, "add_constraint", {"kind": "precedence", "variable": fam.name},
@@ -171,5 +185,10 @@ def remove_constraint(ctx: Context) -> Mutation:
     if len(sm.constraints) < 2:
         raise NotApplicable("only one constraint family")
     cf = pick(ctx, list(sm.constraints), "constraint family")
-    return with_changes(sm, "remove_constraint", {"constraint": cf.name},
-                 constraints=tuple(c for c in sm.constraints if c.name != cf.name))
+    kept = tuple(c for c in sm.constraints if c.name != cf.name)
+    # The rule's own data goes with it (a client does not list figures nothing reads).
+    gone = referenced(sm) - referenced(replace(sm, constraints=kept))
+    params = tuple(p for p in sm.params if p.name not in gone)
+    sets = used_sets(replace(sm, constraints=kept, params=params))
+    return with_changes(sm, "remove_constraint", {"constraint": cf.name}, constraints=kept,
+                        params=params, sets=tuple(s for s in sm.sets if s.name in sets))

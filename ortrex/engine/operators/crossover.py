@@ -14,7 +14,7 @@ from ortrex.engine.operators.base import (
     entity,
     fresh_name,
 )
-from ortrex.ir.expr import Add, P, V, total
+from ortrex.ir.expr import Add, Neg, P, V, total
 from ortrex.ir.semantic import (
     ConstraintFamily,
     IndexSet,
@@ -50,18 +50,23 @@ def _transport_facility(ctx: Context, a: SemanticModel, b: SemanticModel) -> Mut
     for c in a.constraints:
         if c.name == "supply_limit":
             c = replace(c, rhs=P("supply", "s") * V(y, "s"),
-                        meaning=f"An open {entity(a, 'S')} ships no more than it has; "
-                                "a closed one ships nothing.")
+                        meaning=f"Each {entity(a, 'S')} is either opened, at its fixed cost, "
+                                "or left closed: an open one ships no more than it has, a "
+                                "closed one ships nothing.")
         cons.append(c)
     o = a.objective
-    expr = Add((o.expr, total("s", "S", P(f, "s") * V(y, "s"))))
+    opening = total("s", "S", P(f, "s") * V(y, "s"))
+    # A cost adds to a cost and comes off a profit (a parent may maximise its profit).
+    expr = Add((o.expr, opening)) if o.sense == "min" else Add((o.expr, Neg(opening)))
     p = Parameter(f, ("S",), fixed, "", f"fixed cost of opening each {entity(a, 'S')}")
     desc = {**a.descriptors, "crossover": [a.family, b.family],
-            "mutations": [*a.descriptors.get("mutations", []), "crossover"]}
+            "mutations": [*a.descriptors.get("mutations", []), "crossover"],
+            "settled": [*a.descriptors.get("settled", []), y]}
     child = replace(a, params=(*a.params, p), variables=(*a.variables, yv),
                     constraints=tuple(cons),
-                    objective=replace(o, expr=expr, description=o.description +
-                                      " plus opening costs"), descriptors=desc)
+                    objective=replace(o, expr=expr, description=o.description + (
+                        " plus opening costs" if o.sense == "min" else " net of opening costs")),
+                    descriptors=desc)
     return Mutation(child, {"with": b.family, "data": "fixed"})
 
 

@@ -11,6 +11,7 @@ from ortrex.engine.operators.base import (
     Context,
     Mutation,
     NotApplicable,
+    decisions,
     entity,
     fresh_name,
     objective_scale,
@@ -25,19 +26,21 @@ from ortrex.ir.semantic import (
     Parameter,
     VariableFamily,
 )
+from ortrex.render.telling import per_unit
 
 
 def objective_secondary(ctx: Context) -> Mutation:
     """A weighted secondary term: a per-unit handling charge on one variable family."""
     sm = ctx.parent
-    fam = pick(ctx, [v for v in sm.variables if v.dims and v.vtype != "B"] or
-                [v for v in sm.variables if v.dims], "indexed variable family")
+    fam = pick(ctx, [v for v in decisions(sm) if v.dims and v.vtype != "B"] or
+                [v for v in decisions(sm) if v.dims], "indexed variable family")
     name = fresh_name(sm, "handling")
     w = float(np.round(objective_scale(sm) * ctx.rng.uniform(0.05, 0.3), 4)) or 0.01
     term = sum_over(fam, P(name) * V(fam.name, *(i for i, _ in fam.dims)))
     o = sm.objective
     expr = Add((o.expr, term)) if o.sense == "min" else Add((o.expr, Neg(term)))
-    p = Parameter(name, (), np.array(w), "", f"charge per unit of {fam.description}")
+    p = Parameter(name, (), np.array(w), "",
+                  f"handling charge {per_unit(sm, fam.description, fam.unit, fam.dims)}")
     return with_changes(sm, "objective_secondary", {"variable": fam.name, "weight": w},
                  params=(*sm.params, p),
                  objective=replace(o, expr=expr, description=o.description + (
@@ -66,7 +69,10 @@ def objective_minmax(ctx: Context) -> Mutation:
                               ((s.index, s.over),), s.body - V(z), ">=", 0.0)
         desc = f"smallest {o.description} of any {noun}"
     zv = VariableFamily(z, (), "C", -math.inf, math.inf, (), f"the {desc}")
+    # The worst-case rows are how a modeller linearises the objective: never told.
+    devices = [*sm.descriptors.get("devices", []), con]
     return with_changes(sm, "objective_minmax", {"over": s.over},
+                 descriptors={**sm.descriptors, "devices": devices},
                  variables=(*sm.variables, zv), constraints=(*sm.constraints, cf),
                  objective=ObjectiveSpec(o.sense, V(z), desc))
 
@@ -77,7 +83,7 @@ def cost_to_profit(ctx: Context) -> Mutation:
     o = sm.objective
     if o.sense != "min":
         raise NotApplicable("the objective is not a cost to minimise")
-    fam = pick(ctx, [v for v in sm.variables if v.dims and v.vtype != "B"],
+    fam = pick(ctx, [v for v in decisions(sm) if v.dims and v.vtype != "B"],
                 "quantity variable family")
     shape = tuple(len(sm.set_map[s]) for _, s in fam.dims)
     base = objective_scale(sm)
@@ -85,8 +91,8 @@ def cost_to_profit(ctx: Context) -> Mutation:
     price = np.round(base * ctx.rng.uniform(1.2, 2.5, shape), 2)
     idx = [i for i, _ in fam.dims]
     p = Parameter(name, tuple(s for _, s in fam.dims), price, "",
-                  f"revenue per unit of {fam.description}")
+                  f"revenue {per_unit(sm, fam.description, fam.unit, fam.dims)}")
     expr = Add((sum_over(fam, P(name, *idx) * V(fam.name, *idx)), Neg(o.expr)))
     return with_changes(sm, "cost_to_profit", {"variable": fam.name},
                  params=(*sm.params, p),
-                 objective=ObjectiveSpec("max", expr, f"profit: revenue minus {o.description}"))
+                 objective=ObjectiveSpec("max", expr, f"profit from sales net of {o.description}"))

@@ -13,10 +13,11 @@ from ortrex.engine.operators.base import (
     Context,
     Mutation,
     NotApplicable,
-    load_bearing_sets,
     pick,
     with_changes,
 )
+from ortrex.ir.semantic import SemanticModel
+from ortrex.render.names import element_names
 
 
 def domain_shift(ctx: Context) -> Mutation:
@@ -35,6 +36,8 @@ def domain_shift(ctx: Context) -> Mutation:
         mine = sm.param_map.get(p.name)
         if mine is None or mine.values.shape != p.values.shape:
             raise NotApplicable("the family's structure depends on its random draw")
+    if _shape(tmpl) != _shape(sm):  # a mutated parent: the family's telling no longer fits
+        raise NotApplicable("the parent's structure is no longer the family's")
     params = tuple(replace(p, values=sm.param_map[p.name].values.copy()) for p in tmpl.params)
     desc = {**tmpl.descriptors, **{k: v for k, v in sm.descriptors.items()
                                    if k not in tmpl.descriptors or k in ("arcs", "dims")}}
@@ -45,25 +48,39 @@ def domain_shift(ctx: Context) -> Mutation:
     return Mutation(child, {"from": sm.domain, "to": vocab.domain})
 
 
+def _shape(sm: SemanticModel) -> tuple[object, ...]:
+    """What a domain cannot change: the parameters, variables, rules and objective."""
+    return (tuple(p.name for p in sm.params),
+            tuple((v.name, v.vtype, repr(v.lb), repr(v.ub)) for v in sm.variables),
+            tuple((c.name, repr(c.lhs), c.sense, repr(c.rhs)) for c in sm.constraints),
+            sm.objective.sense, repr(sm.objective.expr))
+
+
+_ORDERED = ("quarter", "month", "weekday", "week", "hour", "year", "shift")
+
+
 def rename_entities(ctx: Context) -> Mutation:
-    """Every element of a set renamed (codes from its entity's name), its order reshuffled."""
+    """The elements of every set whose names are names (places, people, products, codes)
+    drawn afresh from the set's name kind; the data stays where it was. Periods keep their
+    names (a month is not renamed)."""
     sm = ctx.parent
-    fixed = load_bearing_sets(sm)
-    sets = []
+    kinds = dict(sm.descriptors.get("name_kinds", {}))
+    taken = {e for s in sm.sets for e in s.elements}
+    sets, renamed = [], []
     for s in sm.sets:
-        base = re.sub(r"[^A-Z]", "", (s.entity or s.name).title())[:3] or s.name.upper()
-        tags = [_code(k) for k in range(len(s))]
-        order = ctx.rng.permutation(len(s)).tolist()
-        labels = tuple(f"{base}_{tags[order[k]]}" for k in range(len(s)))
-        sets.append(replace(s, elements=labels))
-    return with_changes(sm, "rename_entities", {"sets": [s.name for s in sm.sets],
-                                         "order_kept_for": sorted(fixed)}, sets=tuple(sets))
-
-
-def _code(k: int) -> str:
-    out = ""
-    k += 1
-    while k:
-        k, r = divmod(k - 1, 26)
-        out = chr(65 + r) + out
-    return out
+        kind = kinds.get(s.name, "")
+        if not kind or kind in _ORDERED:
+            sets.append(s)
+            continue
+        if kind == "letter" or kind.startswith("code:"):
+            # Codes: another prefix, so that no name survives the renaming.
+            base = re.sub(r"[^A-Z]", "", (s.entity or s.name).title())[:3] or s.name.upper()
+            kind = f"code:{base}_"
+        names = element_names(kind, len(s), ctx.rng, taken)
+        if set(names) & set(s.elements):
+            names = element_names(kind, len(s), ctx.rng, taken)
+        sets.append(replace(s, elements=names))
+        renamed.append(s.name)
+    if not renamed:
+        raise NotApplicable("no set has names to change")
+    return with_changes(sm, "rename_entities", {"sets": renamed}, sets=tuple(sets))

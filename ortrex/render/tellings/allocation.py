@@ -24,12 +24,15 @@ ASSIGNMENT = Telling(
              ("Every {T} goes to exactly one {W}.",)),
         Rule(("each_agent",), ("{a_W} takes at most one {T}.", "Nobody gets two {Ts}."),
              ("A {W} takes at most one {T}.",)),
+        Rule((), ("No {T} is split between {Ws}.", "A {T} cannot be shared by two {Ws}.",
+                  "Each pairing is all or nothing.")),
     ),
     goals=("We want the lowest total cost.", "Please minimise the total cost of the "
            "assignment."),
     objective="total cost in {money}",
     asks=("Who should take which {T}, and what is the total cost?",),
     report={"x": "{t} to {w}"},
+    settled=("x",),  # told by the rule above, whichever rules a mutation removed
 )
 
 TELLINGS = {"assignment": ASSIGNMENT}

@@ -37,6 +37,7 @@ COVER = Telling(
     asks=("Which {Ss} should we choose, and what will it cost?",
           "What is the cheapest selection, and which {Ss} are in it?"),
     report={"y": "{s}"},
+    settled=("y",),
 )
 
 PACKING = Telling(
@@ -68,6 +69,7 @@ PACKING = Telling(
     objective="total {benefit}",
     asks=("Which {Ss} should we choose, and what is the total {benefit}?",),
     report={"y": "{s}"},
+    settled=("y",),
 )
 
 TELLINGS = {"set_cover": COVER, "set_packing": PACKING}

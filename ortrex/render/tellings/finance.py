@@ -48,6 +48,7 @@ BUDGETING = Telling(
     objective="total value in {money}",
     asks=("Which {Js} should we {fund}, and what total value do they bring?",),
     report={"y": "{j}"},
+    settled=("y",),
 )
 
 PORTFOLIO = Telling(

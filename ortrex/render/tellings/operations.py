@@ -43,6 +43,7 @@ MACHINE = Telling(
     asks=("In what order should the {Js} run, when does each start, and what is the "
           "weighted completion time?",),
     report={"s": "{j} starts at {v}"},
+    auxiliaries=("y",),
 )
 
 SHIFTS = Telling(
@@ -76,6 +77,7 @@ SHIFTS = Telling(
     objective="staffing cost in {money}",
     asks=("How many {staff} should start on each shift, and what does the roster cost?",),
     report={"x": "{v} on {s}"},
+    settled=("x",),
 )
 
 COMMITMENT = Telling(
@@ -124,6 +126,7 @@ COMMITMENT = Telling(
     objective="operating cost in {money}",
     asks=("Which {Gs} should run in each {T}, at what output, and what does it cost?",),
     report={"p": "{g} gives {v} in {t}", "on": "{g} on in {t}"},
+    settled=("on",),
 )
 
 TELLINGS = {"machine_scheduling": MACHINE, "shift_scheduling": SHIFTS,

@@ -49,6 +49,7 @@ KNAPSACK_01 = Telling(
     asks=("Which {Is} should we {take}, and how much {value} do they bring?",
           "What selection do you recommend, and what is its total {value}?"),
     report={"x": "{take} {i}"},
+    settled=("x",),
 )
 
 KNAPSACK_BOUNDED = Telling(
@@ -77,6 +78,7 @@ KNAPSACK_BOUNDED = Telling(
     objective="total {value} in {money}",
     asks=("How many copies of each {I} should we take, and what do they bring?",),
     report={"x": "{v} of {i}"},
+    settled=("x",),
 )
 
 KNAPSACK_MULTIDIM = Telling(
@@ -101,6 +103,7 @@ KNAPSACK_MULTIDIM = Telling(
     objective="total {value} in {money}",
     asks=("Which {Is} should we take, and what is the total {value}?",),
     report={"x": "{take} {i}"},
+    settled=("x",),
 )
 
 BIN_PACKING = Telling(
@@ -136,6 +139,7 @@ BIN_PACKING = Telling(
     asks=("How many {Bs} do we need, and what goes where?",
           "What is the smallest number of {Bs}, and how should they be filled?"),
     report={"x": "{i} in {k}", "y": "use {k}"},
+    settled=("x", "y"),
     devices=("in_order",),
 )
 
@@ -172,6 +176,7 @@ CUTTING = Telling(
     objective="stock {R}s used",
     asks=("How many {stocks} should we cut with each layout, and how many in total?",),
     report={"x": "{v} with {p}"},
+    settled=("x",),
 )
 
 TELLINGS = {"knapsack_01": KNAPSACK_01, "knapsack_bounded": KNAPSACK_BOUNDED,

@@ -45,7 +45,8 @@ PRODUCTION = Telling(
     context=("Making early saves nothing unless a later {T} is short of hours.",
              "Storage is not free."),
     facts=_FACTS,
-    rules=(*_RULES, Rule((), ("Production and stock can be fractional.",))),
+    rules=(*_RULES, Rule((), ("Production and stock can be fractional.",),
+                                 types={"x": "C", "s": "C"})),
     goals=("We want the lowest total of production and holding costs.",
            "Please minimise production plus storage costs."),
     objective="production and holding cost in {money}",
@@ -73,6 +74,7 @@ LOT_SIZING = Telling(
     asks=("In which {Ts} should we set up for each product, how much should we make, and "
           "what does it cost?",),
     report={"x": "{v} {qty} of {p} in {t}", "y": "set up for {p} in {t}"},
+    settled=("y",),
 )
 
 TELLINGS = {"production_planning": PRODUCTION, "lot_sizing": LOT_SIZING}

@@ -13,8 +13,7 @@ TSP = Telling(
         "I need the best order for a round of {n_N} {Ns}, starting and ending at {first_N}.",
         "As the {org}, we want the shortest round trip through {n_N} {Ns}.",
     ),
-    context=("Travel between two {Ns} takes the same either way.",
-             "Every {N} is visited exactly once."),
+    context=("Travel between two {Ns} takes the same either way.",),
     facts={
         "dist": Fact(("Travel between {Ns} ({unit_dist}): {items}.",
                       "Distances ({unit_dist}): {items}."),
@@ -32,10 +31,12 @@ TSP = Telling(
                                "breaking into smaller circuits.")),
     ),
     goals=("We want the shortest round trip.", "Please minimise the total travel.",
-           "The aim is the least {length} in total."),
-    objective="tour {length}",
+           "The aim is the least {measure} in total."),
+    objective="total tour {measure} in {length}",
     asks=("In what order should the {Ns} be visited, and how long is the round?",),
     report={"x": "{i} to {j}"},
+    settled=("x",),
+    auxiliaries=("u",),
 )
 
 TELLINGS = {"tsp_mtz": TSP}

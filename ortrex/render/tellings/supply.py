@@ -9,7 +9,7 @@ _DIVISIBLE = Rule((), (
     "Fractions of a unit are fine.",
     "Any amount can be sent, whole or not.",
     "Quantities can be fractional.",
-))
+), types={"x": "C"})
 
 TRANSPORTATION = Telling(
     openings=(
@@ -132,6 +132,7 @@ FACILITY = Telling(
           "Which sites would you open, and at what total cost?",
           "What network do you recommend, and what does it cost in total?"),
     report={"y": "open {f}", "x": "{v} of {c} served from {f}"},
+    settled=("y",),
 )
 
 FACILITY_CAP = Telling(
@@ -171,6 +172,7 @@ FACILITY_CAP = Telling(
     objective="opening and service cost in {money}",
     asks=FACILITY.asks,
     report=FACILITY.report,
+    settled=("y",),
 )
 
 BLENDING = Telling(
@@ -265,7 +267,7 @@ DIET = Telling(
                                 "The menu has to cover all {N} targets."),
              ("Each {N} requirement is met.",)),
         Rule((), ("Daily caps per {F} must be respected.", "No {F} beyond its daily cap.",
-                  "Amounts can be fractional but never above the cap.")),
+                  "Amounts can be fractional but never above the cap."), types={"x": "C"}),
     ),
     goals=("We want the cheapest daily menu that meets the targets.",
            "The plan should cost as little as possible per day.",

@@ -1,0 +1,147 @@
+"""Mutation children are told as well as the families they come from: every change in plain
+words, answers in the child's own names, objective wording that follows the signs, and one
+quantifier per rule in every formulation."""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+import pytest
+
+from ortrex.engine.families import REGISTRY
+from ortrex.engine.mutate import CROSSOVER_PARTNERS, OPERATORS, NotApplicable, apply, family_values
+from ortrex.engine.pipeline import verify
+from ortrex.ir.semantic import SemanticModel
+from ortrex.render.documents import decisions, own_names, sft_example, solution_from, walkthrough
+from ortrex.render.program import gurobipy_program
+from ortrex.render.statement import FORMS, render_statement
+from tests.render.reading import SITUATIONS, assert_determines
+
+
+def _parent(family: str, seed: int = 7) -> tuple:
+    sm = REGISTRY[family].sample(np.random.default_rng(seed), "small")
+    inst = sm.ground()
+    out = verify(inst)
+    assert out.accepted
+    x = out.results[0].x
+    return sm, inst, family_values(sm, list(inst.var_names), x), x, out.results[0].objective
+
+
+@pytest.fixture(scope="module")
+def parents() -> dict[str, tuple]:
+    return {f: _parent(f) for f in sorted(REGISTRY)}
+
+
+def children(op: str, parents: dict[str, tuple]) -> list[tuple[str, SemanticModel]]:
+    out = []
+    for fam, (sm, _, values, _, _) in parents.items():
+        other = None
+        if op == "crossover":
+            partners = CROSSOVER_PARTNERS.get(fam, ())
+            if not partners:
+                continue
+            other = parents[partners[0]][0]
+        for seed in (1, 2):
+            try:
+                out.append((fam, apply(op, sm, values, np.random.default_rng(seed), other).child))
+            except NotApplicable:
+                continue
+    return out
+
+
+@pytest.mark.parametrize("op", sorted(OPERATORS))
+def test_children_are_told_in_plain_words(op: str, parents: dict[str, tuple]) -> None:
+    made = children(op, parents)
+    assert made, op
+    for k, (fam, child) in enumerate(made):
+        for form in FORMS:
+            layout = SITUATIONS[(k + len(form)) % len(SITUATIONS)]
+            st_ = render_statement(child, form, layout, seed=k)
+            try:
+                assert_determines(child, st_)
+            except AssertionError as e:
+                raise AssertionError(f"{op} on {fam} ({form}, {layout}): {e}") from e
+
+
+SIGNED = ("objective_secondary", "on_off_binaries", "slack_penalty", "crossover",
+          "cost_to_profit")
+
+
+@pytest.mark.parametrize("op", SIGNED)
+def test_objective_wording_follows_the_signs(op: str, parents: dict[str, tuple]) -> None:
+    """A cost the operator adds reads "plus ..." when the model minimises it and "net of ..."
+    when it maximises: the new term's coefficients carry the matching sign."""
+    seen = set()
+    for fam, child in children(op, parents):
+        parent = parents[fam][0]
+        o = child.objective
+        c_new = child.ground()
+        p_old = parents[fam][1]
+        old = dict(zip(p_old.var_names, p_old.obj, strict=True))
+        # The change in each variable's objective coefficient, in the child's sense.
+        sign = 1.0 if o.sense == "min" else -1.0
+        diffs = [sign * (c - old.get(n, 0.0)) for n, c in zip(c_new.var_names, c_new.obj,
+                                                              strict=True)]
+        if op == "cost_to_profit":
+            assert parent.objective.sense == "min" and o.sense == "max"
+            assert o.description.startswith("profit from sales net of ")
+            seen.add(o.sense)
+            continue
+        tail = o.description[len(parent.objective.description):]
+        if not tail and not any(diffs):
+            continue  # a crossover that adds rules, not costs
+        if o.sense == "min":
+            assert tail.startswith(" plus "), o.description
+        else:
+            assert tail.startswith(" net of "), o.description
+        assert any(d > 0 for d in diffs) and all(d >= -1e-9 for d in diffs), (fam, tail)
+        seen.add(o.sense)
+    assert seen, op
+
+
+def test_max_parents_get_net_wording(parents: dict[str, tuple]) -> None:
+    for fam in ("knapsack_01", "set_packing", "capital_budgeting"):
+        sm, _, values, _, _ = parents[fam]
+        assert sm.objective.sense == "max"
+        m = apply("objective_secondary", sm, values, np.random.default_rng(0))
+        assert " net of handling charges" in m.child.objective.description
+
+
+@pytest.mark.parametrize("op", ["rename_entities", "domain_shift"])
+def test_presentation_children_answer_in_their_own_names(op: str,
+                                                         parents: dict[str, tuple]) -> None:
+    done = 0
+    for fam, child in children(op, parents):
+        sm, inst, _, x, objective = parents[fam]
+        theirs = {e for s in sm.sets for e in s.elements}
+        mine = {e for s in child.sets for e in s.elements}
+        gone = theirs - mine
+        if not gone:
+            continue
+        sol = solution_from(own_names(child, inst), x, objective, limit=10**6)
+        said = " ".join(decisions(child, sol))
+        words = set(re.findall(r"[A-Za-z][\w-]*", said))
+        assert not words & gone, (fam, words & gone)
+        assert words & mine, (fam, said)
+        st_ = render_statement(child, "DP", "situation:narrative", seed=3)
+        ex = sft_example(child, st_, gurobipy_program(child).code, "gurobipy",
+                         "math_model_with_code", sol)
+        answer = ex.messages[1]["content"] if ex.messages else ""
+        assert not set(re.findall(r"[A-Za-z][\w-]*", answer)) & gone, fam
+        done += 1
+    assert done >= 2, op
+
+
+@pytest.mark.parametrize("family", sorted(REGISTRY))
+def test_bullets_and_aligned_formulations_agree_on_quantifiers(family: str) -> None:
+    sm = REGISTRY[family].sample(np.random.default_rng(4), "small")
+    aligned = sm.latex()
+    bullets = walkthrough(sm)
+    for c in sm.constraints:
+        q = c.quantifier_latex()
+        if not q:
+            continue
+        assert rf"\forall {q} \\" in aligned, (c.name, q)
+        line = next(ln for ln in bullets.splitlines() if ln.startswith(f"- {c.meaning}"))
+        assert line.endswith(f"for all ${q}$."), (c.name, line)
