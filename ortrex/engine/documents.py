@@ -202,8 +202,11 @@ def render_task(task: RenderTask) -> list[DocRecord]:
         labels = labels_style_fits(sm) and rng.random() < 0.5
         programs = {"gurobipy": (labels_program if labels else gurobipy_program)(sm, mode).code}
         cpt_layout = CPT_LAYOUTS[int(rng.integers(len(CPT_LAYOUTS)))]
+        # HiGHS solves no quadratic rows and no MIQP: those are taught with gurobipy only.
+        quadratic_objective = any(len(m.vars) == 2 for m in _monomials(sm.objective.expr))
         use_highs = "cpt" in task.spec.kinds and cpt_layout == "worked_example" and \
-            not any(len(m.vars) == 2 for c in sm.constraints for m in _monomials(c.lhs))
+            not any(len(m.vars) == 2 for c in sm.constraints for m in _monomials(c.lhs)) and \
+            not (quadratic_objective and any(v.vtype != "C" for v in sm.variables))
         if use_highs:
             programs["highspy"] = highspy_program(sm, mode).code
         for solver, code in programs.items():

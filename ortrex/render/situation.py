@@ -76,6 +76,9 @@ _GOAL_WRAPS = ("{S} That is what we will be judged on.", "In short: {s}",
 _CLOSINGS = ("Happy to answer any questions.", "Let me know if anything is unclear.",
              "Thanks for looking into this.", "Any clarification, just ask.",
              "We can send more detail if needed.", "Looking forward to your answer.")
+_VERBAL = re.compile(r"\b(?:would|costs?|needs?|is|are|has|have|can|could|covers?|means|"
+                     r"gives|takes|charges?|brings?|runs|holds?|uses?)\b")
+_LISTED = re.compile(r"[:;] \{items\}|^\{items\}")  # a lead that lists its entries
 _YES_NO = "0/1"  # the unit of a yes/no table (coverage, membership)
 _LIST_LIMIT = 8  # sets up to this size are named in the opening
 
@@ -132,7 +135,7 @@ class Teller:
             story = str(self.sm.descriptors.get("story", "")).strip()
             text = story or f"We have a {self.sm.family.replace('_', ' ')} problem."
         if t.context and self.rng.random() < 0.6:
-            text += " " + self.try_say(t.context)
+            text = f"{text} {self.try_say(t.context)}".rstrip()
         if self.rng.random() < 0.35:
             text += " " + self.pick(_BACKGROUND)
         return text
@@ -168,8 +171,10 @@ class Teller:
                 values: np.ndarray, item: str) -> list[str]:
         """One entry per element, all in one wording; after the first, the verb may be left
         out ("A has 5 tonnes, B 7 tonnes")."""
+        # After the first entry the verb may go ("A has 5 tonnes, B 7 tonnes"), unless an
+        # entry says more than one thing (an arc's two ends).
         bare = ("{e} {V}" if "{V}" in item else "{e} {v}") if self.rng.random() < 0.5 \
-            else item
+            and "{at_" not in item else item
         siblings = [q for q in self.sm.params if len(p.index) == 1 and q.index == p.index]
         out = []
         for k, (e, v) in enumerate(zip(elements, values, strict=True)):
@@ -195,8 +200,19 @@ class Teller:
         sets = self.sm.set_map
         item = self.pick(f.item)
         leads = f.lead
-        if p.index and f.members < 0 and p.name in self.labels and self.rng.random() < 0.4:
+        composite = any("{at_" in x for x in f.item)  # an arc: its tail with its head
+        if p.index and f.members < 0 and p.name in self.labels and not composite and \
+                self.rng.random() < 0.4:
             leads = self._generic_leads(p)
+        lead = self.pick(leads)
+        group = self.pick(f.group)
+        if not _LISTED.search(lead):
+            # Entries inside a sentence ("we would pay {items}") carry no verb of their own.
+            if _VERBAL.search(item):
+                item = "{e} {V}" if any("{V}" in x for x in f.item) else "{e} {v}"
+            if _VERBAL.search(group):
+                group = "for {e}, {items}"
+        leads = (lead,)
         if f.members in (0, 1) and len(p.index) == 2:
             outer, inner = (sets[p.index[f.members]], sets[p.index[1 - f.members]])
             rel = arr if f.members == 0 else arr.T
@@ -208,7 +224,6 @@ class Teller:
         if len(p.index) == 1:
             entries = self.entries(p, f, sets[p.index[0]].elements, arr, item)
             return fill(self.pick(leads), self.words.with_(items=join(entries)))
-        group = self.pick(f.group)
         groups = [group.format_map(self.words.with_(e=e, items=self._inner(
             p, f, arr[i], p.index[1:], item))) for i, e in enumerate(sets[p.index[0]].elements)]
         return fill(self.pick(leads), self.words.with_(items="; ".join(groups)))
@@ -412,13 +427,20 @@ class Teller:
                 out.append(capital(c.meaning))
                 self.told[c.name] = out[-1]
         settled = set(t.settled + t.auxiliaries if t is not None else ()) | set(
-            self.sm.descriptors.get("settled", []))
+            self.sm.descriptors.get("settled", [])) | set(
+            self.sm.descriptors.get("auxiliaries", []))
         for v in self.sm.variables:
             if v.vtype in ("I", "B") and v.name not in settled:
                 out.append(self.integrality(v))
                 self.whole[v.name] = out[-1]
-        order = self.rng.permutation(len(out))
-        rules = [out[int(k)] for k in order]
+        paired: list[str] = []
+        for r in out:  # an "Otherwise ..." stays with the rule it continues, in any order
+            if r.startswith("Otherwise") and paired:
+                paired[-1] += " " + r
+            else:
+                paired.append(r)
+        order = self.rng.permutation(len(paired))
+        rules = [paired[int(k)] for k in order]
         for k in range(len(rules)):  # a connective or a frame now and then
             r = self.rng.random()
             if k and r < 0.25:
@@ -429,7 +451,7 @@ class Teller:
 
     def integrality(self, v: VariableFamily) -> str:
         """That a decision comes in whole units, or is yes or no, in a client's words."""
-        what = plain(self.sm, v.description, v.dims)
+        what = re.sub(r"^the ", "", plain(self.sm, v.description, v.dims))
         if v.vtype == "B":
             return self.pick((f"Whether {what} is a yes-or-no decision; there is no halfway.",
                               f"It is all or nothing whether {what}.",
@@ -524,9 +546,6 @@ def _filled(template: str, sm: SemanticModel) -> str:
         return template
 
 
-_MONEY = re.compile(r" in (?:[A-Z][A-Za-z]{1,4}|thousands? of \w+|\w+ dollars)\b")
-
-
 def goal_noun(sm: SemanticModel) -> str:
     """What the objective measures, as a noun phrase without its unit: ``total shipping
     cost``; ``largest total cost of any clinic`` keeps what follows the unit."""
@@ -534,9 +553,8 @@ def goal_noun(sm: SemanticModel) -> str:
     money = str(sm.descriptors.get("words", {}).get("money", ""))
     if money and f" in {money}" in d:
         return d.replace(f" in {money}", "", 1)
-    d = _MONEY.sub("", d, count=1)
-    # A unit word before what a mutation appended ("tour distance in km plus ...").
-    return re.sub(r" in [\w/$€£%-]+(?=$| plus | net of | of any )", "", d, count=1)
+    # The unit: "total flow in Gbit/s", "tour distance in km plus fixed costs".
+    return re.sub(r" in \S+(?=$| plus | net of | of any )", "", d, count=1)
 
 
 

@@ -237,12 +237,20 @@ class _Writer:
         return ", ".join(parts)
 
     def constraints(self) -> list[str]:
-        order = self.rng.permutation(len(self.sm.constraints))
-        lead = self.pick("", "", "It is required that ", "Make sure that ")
+        """Every rule's meaning in a seeded order; an "Otherwise ..." stays right after the
+        rule it continues."""
+        groups: list[list[str]] = []
+        for c in self.sm.constraints:
+            if c.meaning.startswith("Otherwise") and groups:
+                groups[-1].append(c.meaning)
+            else:
+                groups.append([c.meaning])
+        order = self.rng.permutation(len(groups))
+        lead = self.pick("", "", "Make sure that ", "The plan must ensure that ")
         out = []
         for k in order:
-            meaning = self.sm.constraints[int(k)].meaning
-            out.append(lead + _lower_first(meaning) if lead else meaning)
+            first, *rest = groups[int(k)]
+            out.append(" ".join([lead + _lower_first(first) if lead else first, *rest]))
         return out
 
     def objective(self) -> str:

@@ -127,6 +127,8 @@ def _check_adjacent(sm: SemanticModel, text: str, report: FidelityReport) -> Non
             continue
         if len(p.index) == 2 and p.name not in positions:
             _check_adjacent_2d(p, sm, text, report)
+        if len(p.index) == 1 and p.name in positions:
+            _check_position(p, sm, positions[p.name], text, report)
         if len(p.index) != 1 or p.name in positions:
             continue
         for e, v in zip(sets[p.index[0]].elements, _values(p), strict=True):
@@ -135,6 +137,28 @@ def _check_adjacent(sm: SemanticModel, text: str, report: FidelityReport) -> Non
                 report.problems.append(f"{p.name!r} of {e} should be {v:g}; not found next to "
                                        f"{e}")
                 break
+
+
+def _check_position(p: Parameter, sm: SemanticModel, target: str, text: str,
+                    report: FidelityReport) -> None:
+    """DP: each element's named value (an arc's tail) is said after the element and before
+    the next element of its set (or the line's end)."""
+    own = sm.set_map[p.index[0]].elements
+    names = sm.set_map[target].elements
+    bound = "|".join(re.escape(x) for x in sorted(own, key=len, reverse=True))
+    for e, v in zip(own, _values(p), strict=True):
+        want = names[int(v)]
+        ok = False
+        for m in re.finditer(rf"(?<![\w]){re.escape(e)}(?![\w])", text):
+            rest = text[m.end():m.end() + 200].split("\n", 1)[0]
+            stop = re.search(rf"(?<![\w])(?:{bound})(?![\w])", rest)
+            segment = rest[:stop.start()] if stop else rest
+            if re.search(rf"(?<![\w]){re.escape(want)}(?![\w])", segment):
+                ok = True
+                break
+        if not ok:
+            report.problems.append(f"{p.name!r} of {e} should be {want}; not found after {e}")
+            return
 
 
 def is_membership(p: Parameter) -> bool:

@@ -43,6 +43,11 @@ _NOT_PLURAL = frozenset({"series", "species", "news", "analysis", "basis", "bus"
                          "genus", "minus", "alias", "atlas", "iris", "loss", "ms", "cms",
                          "means", "stands"})
 _REPEAT_OK = frozenset({"that", "had"})  # "that that", "had had": grammatical
+# Verbs in -s after a numbered name ("job 1 comes first"): not a plural after "1".
+_VERBS_S = frozenset("""comes goes needs takes starts ends runs waits has is gets uses holds
+costs means makes leaves enters serves covers ships sends receives carries brings gives pays
+works stays follows precedes requires depends finishes begins opens closes produces supplies
+demands reaches visits feeds buys sells offers lasts weighs counts equals""".split())  # noqa: SIM905
 
 
 @dataclass(frozen=True)
@@ -77,7 +82,7 @@ def prose(text: str) -> str:
     """The prose of a statement or document: no tables, code, formulas or quoted keys."""
     text = _CODE_BLOCK.sub("CODE", text)
     lines = [ln for ln in text.splitlines() if not ln.lstrip().startswith("|")]
-    return _INLINE.sub("KEY", "\n".join(lines))
+    return _INLINE.sub("§", "\n".join(lines))
 
 
 # An article is never followed by these: "a is", "a and" is an index letter or a name.
@@ -122,7 +127,7 @@ def check_language(text: str, names: frozenset[str] = frozenset()) -> LanguageRe
         if _is_plural(m.group(1)):
             add(Finding("per-plural", m.group(0)))
     for m in _ONE.finditer(body):
-        if _is_plural(m.group(1)):
+        if m.group(1) not in _VERBS_S and _is_plural(m.group(1)):
             add(Finding("number-agreement", m.group(0)))
     for m in _REPEAT.finditer(body):
         if m.group(1).lower() not in _REPEAT_OK and m.group(1) not in names:

@@ -55,7 +55,7 @@ def devices(sm: SemanticModel) -> set[str]:
 def settled(sm: SemanticModel) -> set[str]:
     t = TELLINGS.get(sm.family)
     return set((t.settled + t.auxiliaries) if t else ()) | set(
-        sm.descriptors.get("settled", []))
+        sm.descriptors.get("settled", [])) | set(sm.descriptors.get("auxiliaries", []))
 
 
 def assert_determines(sm: SemanticModel, st_: Statement) -> None:

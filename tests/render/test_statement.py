@@ -205,3 +205,29 @@ def test_plurals_come_from_inflect() -> None:
     assert plural("box") == "boxes" and plural("day") == "days"
     assert plural("technology") == "technologies" and plural("dish") == "dishes"
     assert plural("bolt of cloth") == "bolts of cloth" and plural("mine") == "mines"
+
+
+def test_fidelity_reads_each_arc_end_in_place() -> None:
+    sm = REGISTRY["max_flow"].sample(np.random.default_rng(21), "small")
+    arcs, nodes = sm.set_map["A"].elements, sm.set_map["N"].elements
+    tail = nodes[int(sm.param_map["tail"].values[1])]
+    other = next(n for n in nodes if n != tail)
+    for seed in range(4):
+        st_ = render_statement(sm, "DP", "situation:narrative", seed=seed)
+        assert fidelity(sm, st_).ok
+        moved = re.sub(rf"({arcs[1]}\D{{0,12}}?){tail}", rf"\g<1>{other}", st_.text, count=1)
+        assert moved != st_.text
+        assert "'tail' of " in fidelity(sm, st_, moved).summary()
+
+
+def test_otherwise_stays_after_its_if() -> None:
+    sm = REGISTRY["machine_scheduling"].sample(np.random.default_rng(2), "small")
+    for seed in range(30):
+        for layout in ("specification:narrative", "specification:question",
+                       "specification:checklist"):
+            text = render_statement(sm, "DP", layout, seed=seed).text
+            assert "Otherwise" in text
+            assert check_language(text, names_of(sm)).ok, text
+            for m in re.finditer(r"Otherwise", text):
+                before = text[max(0, m.start() - 200):m.start()]
+                assert re.search(r"\bIf\b[^\n]*$", before, re.I), before

@@ -95,6 +95,7 @@ def decisions(sm: SemanticModel) -> list[VariableFamily]:
 
     t = TELLINGS.get(sm.family)
     aux = set(t.auxiliaries) if t is not None else set()
+    aux |= set(sm.descriptors.get("auxiliaries", []))
     return [v for v in sm.variables if v.name not in aux and v.unit != "position"]
 
 

@@ -185,7 +185,17 @@ def remove_constraint(ctx: Context) -> Mutation:
     if len(sm.constraints) < 2:
         raise NotApplicable("only one constraint family")
     cf = pick(ctx, list(sm.constraints), "constraint family")
-    kept = tuple(c for c in sm.constraints if c.name != cf.name)
+    # An "Otherwise ..." rule and the "If ..." rule it continues go together.
+    names = [c.name for c in sm.constraints]
+    k = names.index(cf.name)
+    gone_rules = {cf.name}
+    if cf.meaning.startswith("Otherwise") and k:
+        gone_rules.add(names[k - 1])
+    if k + 1 < len(names) and sm.constraints[k + 1].meaning.startswith("Otherwise"):
+        gone_rules.add(names[k + 1])
+    kept = tuple(c for c in sm.constraints if c.name not in gone_rules)
+    if not kept:
+        raise NotApplicable("the rule and its pair are the only ones")
     # The rule's own data goes with it (a client does not list figures nothing reads).
     gone = referenced(sm) - referenced(replace(sm, constraints=kept))
     params = tuple(p for p in sm.params if p.name not in gone)

@@ -69,10 +69,12 @@ def objective_minmax(ctx: Context) -> Mutation:
                               ((s.index, s.over),), s.body - V(z), ">=", 0.0)
         desc = f"smallest {o.description} of any {noun}"
     zv = VariableFamily(z, (), "C", -math.inf, math.inf, (), f"the {desc}")
-    # The worst-case rows are how a modeller linearises the objective: never told.
+    # The worst-case rows and their bound are how a modeller linearises the objective: never
+    # told, never priced or made whole by a later mutation.
     devices = [*sm.descriptors.get("devices", []), con]
+    aux = [*sm.descriptors.get("auxiliaries", []), z]
     return with_changes(sm, "objective_minmax", {"over": s.over},
-                 descriptors={**sm.descriptors, "devices": devices},
+                 descriptors={**sm.descriptors, "devices": devices, "auxiliaries": aux},
                  variables=(*sm.variables, zv), constraints=(*sm.constraints, cf),
                  objective=ObjectiveSpec(o.sense, V(z), desc))
 

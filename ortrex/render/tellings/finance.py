@@ -30,8 +30,8 @@ BUDGETING = Telling(
         "required": Fact(("Dependencies: {items}.", "Some {Js} need another first: {items}."),
                          ("{e} means {at_dependent} needs {v}",
                           "{e}: {at_dependent} depends on {v}"),
-                         label="must be funded first"),
-        "dependent": Fact((), label="depends on it"),
+                         label="prerequisite"),
+        "dependent": Fact((), label="dependent {J}"),
     },
     rules=(
         Rule(("budget_limit",), ("In every {Y}, the {Js} we {fund} must fit the budget.",

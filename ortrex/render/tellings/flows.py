@@ -9,8 +9,8 @@ _ARCS = {
                   "{As} and where they run: {items}."),
                  ("{e} from {v} to {at_head}", "{e} runs from {v} to {at_head}",
                   "{e} ({v} to {at_head})"),
-                 label="from"),
-    "head": Fact((), label="to"),
+                 label="start {N}"),
+    "head": Fact((), label="end {N}"),
 }
 _CAPACITY = Fact(("Capacities: {items}.", "Each {A} carries at most {items}.",
                   "How much each {A} can take: {items}."),

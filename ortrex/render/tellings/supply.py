@@ -105,7 +105,7 @@ FACILITY = Telling(
              "Every open {F} can reach every {C}."),
     facts={
         "fixed": _OPEN_COST,
-        "serve": Fact(("Serving a whole {C} from each {F} would cost ({unit_serve}) {items}.",
+        "serve": Fact(("Serving a whole {C} from each {F} would cost ({unit_serve}): {items}.",
                        "The cost of serving all of {a_C}'s demand, by {F}: {items}.",
                        "Service costs, for {a_C} served entirely from one {F}: {items}."),
                       ("{e} {v}", "{e} at {v}"),
