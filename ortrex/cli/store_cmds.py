@@ -154,6 +154,22 @@ def info_cmd(db: DbOption = None) -> None:
     console.print(t)
 
 
+def reference_statements() -> dict[str, list[str]]:
+    """The problem statements of the shared public benchmarks, by title (none when the data
+    is not beside the checkout)."""
+    from ortrex.evaluation.benchmarks import NAMES, TITLES, BenchmarkError, load
+
+    out: dict[str, list[str]] = {}
+    for name in NAMES:
+        try:
+            items = load(name).items
+        except (BenchmarkError, OSError):
+            continue
+        # bench4opt tells each reference model twice: both tellings count, once each.
+        out[TITLES[name]] = list(dict.fromkeys(i.question for i in items))
+    return out
+
+
 @app.command("report")
 def report_cmd(
     output: Annotated[Path, typer.Option("--output", help="HTML file to write.")]
@@ -161,12 +177,13 @@ def report_cmd(
     db: DbOption = None,
 ) -> None:
     """Write a self-contained HTML corpus report: distributions, outcomes by stage, operator
-    acceptance, verification latency."""
+    acceptance, verification latency, and the corpus quality of the statements next to the
+    public benchmarks."""
     from ortrex.store import Store
     from ortrex.store.report import write_report
     from ortrex.ui import console
 
     with Store(_db(db), read_only=True) as store:
-        rep = write_report(store, output)
+        rep = write_report(store, output, reference_statements())
     console.print(f"wrote [bold]{output}[/] ({len(rep.html) / 1e6:.1f} MB, "
                   f"{len(rep.sections)} sections, {rep.seconds:.1f} s)")

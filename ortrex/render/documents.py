@@ -233,7 +233,8 @@ def _code(program: str) -> str:
     return f"```python\n{program.rstrip()}\n```"
 
 
-def _user_turn(st: Statement) -> str:
+def user_turn(st: Statement) -> str:
+    """The user turn of a statement: its text, and its data file inlined when small."""
     text = st.text.rstrip()
     if not st.files:
         return text
@@ -260,7 +261,7 @@ def sft_example(sm: SemanticModel, st: Statement, program: str, solver: str, sty
         "clean_cot": f"{checklist(sm)}\n\n{_code(program)}\n\nRunning it gives: "
                      f"{_lower(_result(sm, sol))}",
     }[style]
-    messages = [{"role": "user", "content": _user_turn(st)},
+    messages = [{"role": "user", "content": user_turn(st)},
                 {"role": "assistant", "content": answer}]
     text = "\n\n".join(m["content"] for m in messages)
     return Rendered("sft", st.form, st.layout, text, messages, program, solver, style)
@@ -270,7 +271,7 @@ def cpt_document(sm: SemanticModel, st: Statement, program: str, solver: str, la
                  sol: Solution) -> Rendered:
     """A CPT document in one of three layouts."""
     title = sm.descriptors.get("title", sm.name)
-    statement = _user_turn(st)
+    statement = user_turn(st)
     formulation = f"$$\n{sm.latex()}\n$$"
     lib = "Gurobi (gurobipy)" if solver == "gurobipy" else "HiGHS (highspy)"
     if layout == "textbook":

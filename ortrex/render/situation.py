@@ -26,7 +26,7 @@ from ortrex.render.language import (
     singular,
     unit,
 )
-from ortrex.render.names import person_name
+from ortrex.render.names import element_names, person_name
 from ortrex.render.telling import (
     GENERIC_ASKS,
     GENERIC_GOALS,
@@ -56,6 +56,17 @@ _BACKGROUND = (
     "Nothing here is unusual for us; we just want the best decision.",
     "The numbers are firm for this round.",
     "Last quarter's plan was put together in a hurry, and it showed.",
+)
+# How a client may introduce themselves before the opening ({place}: a town, {name}: a first
+# name, neither an element of the problem).
+_INTRODUCTIONS = (
+    "I look after planning at our {place} site.", "This is {name} from the {place} office.",
+    "Greetings from {place}.", "Our {place} team has a planning question.",
+    "I am writing from our {place} branch.", "My name is {name}; I plan operations in {place}.",
+    "{name} here, from {place}.", "A question from the {place} team:",
+    "At our {place} site, ", "Here in {place}, ", "For our {place} operation, ",
+    "Quick background from {place}: ", "I am {name}, and I coordinate planning in {place}.",
+    "We are based in {place}.", "Our office in {place} asked me to write to you.",
 )
 _RULE_PREFIXES = ("Also, ", "Note that ", "Keep in mind that ", "Of course, ", "Importantly, ",
                   "On top of that, ", "In addition, ", "Remember that ", "As a rule, ",
@@ -134,6 +145,12 @@ class Teller:
         except KeyError:  # the model lost what every opening names
             story = str(self.sm.descriptors.get("story", "")).strip()
             text = story or f"We have a {self.sm.family.replace('_', ' ')} problem."
+        if self.rng.random() < 0.45:  # who writes, and from where
+            place = element_names("town", 1, self.rng, set(self.proper))[0]
+            first = person_name(self.rng).split()[0]
+            frame = self.pick(_INTRODUCTIONS).format(place=place, name=first)
+            text = f"{frame} {text}" if frame.endswith((".", "!", ":")) else \
+                frame + lower_first(text, self.proper)
         if t.context and self.rng.random() < 0.6:
             text = f"{text} {self.try_say(t.context)}".rstrip()
         if self.rng.random() < 0.35:
@@ -440,14 +457,23 @@ class Teller:
             else:
                 paired.append(r)
         order = self.rng.permutation(len(paired))
-        rules = [paired[int(k)] for k in order]
+        rules = [self.vary(paired[int(k)]) for k in order]
         for k in range(len(rules)):  # a connective or a frame now and then
             r = self.rng.random()
             if k and r < 0.25:
                 rules[k] = self.pick(_RULE_PREFIXES) + lower_first(rules[k], self.proper)
-            elif r > 0.8:
+            elif r > 0.87:
                 rules[k] = wrap(self.pick(_RULE_WRAPS), rules[k], self.proper)
         return rules
+
+    def vary(self, sentence: str) -> str:
+        """Equivalent wordings swapped in ("must" / "will have to", "at most" / "no more
+        than"): only phrases that agree with any subject, so grammar holds."""
+        for rx, options in _VARIANTS:
+            if self.rng.random() < 0.5:
+                sentence = rx.sub(lambda m, o=options: _case_like(
+                    m.group(0), o[int(self.rng.integers(len(o)))]), sentence)
+        return sentence
 
     def integrality(self, v: VariableFamily) -> str:
         """That a decision comes in whole units, or is yes or no, in a client's words."""
@@ -506,6 +532,21 @@ def _noun_phrase(lead: str) -> bool:
     if re.match(r"^(?:what|which|how|where|who)\b", lead, re.I):
         return True
     return not _CLAUSE_START.match(lead) and not _FINITE.search(lead)
+
+
+# Number-neutral equivalents (they agree with a singular and a plural subject alike).
+_VARIANTS = tuple((re.compile(rf"\b{a}", re.I), b) for a, b in (
+    (r"must\b(?! not)", ("must", "will have to")),
+    (r"cannot\b", ("cannot", "may not", "must not", "can never")),
+    (r"at most\b", ("at most", "no more than", "not more than")),
+    (r"at least\b", ("at least", "no less than", "not less than")),
+    (r"every\b(?! other)", ("every", "each")),
+    (r"exceed\b", ("exceed", "go beyond", "go over")),
+))
+
+
+def _case_like(found: str, new: str) -> str:
+    return new[:1].upper() + new[1:] if found[:1].isupper() else new
 
 
 def _per(sm: SemanticModel, index: tuple[str, ...]) -> str:

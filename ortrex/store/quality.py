@@ -22,7 +22,10 @@ import random
 import re
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from ortrex.store.db import Store
 
 _TOKEN = re.compile(r"\d[\d,]*(?:\.\d+)?(?:[eE][-+]?\d+)?%?|[A-Za-z_][\w'’-]*|[^\w\s]")
 _NUMBER = re.compile(r"^\d")
@@ -33,6 +36,12 @@ _DECLARES = re.compile(
     r"non-?negative|whole-number) (?:choice|variable|quantity|decision)s?\b|"
     r"\bfree in sign\b|\blet [a-z]\w{0,3}(?:_\{?\w+\}?)? (?:be|denote)\b|"
     r"\bdefined only where\b|\bvariables?\s*:", re.I)
+# What a client describing a situation never says: a modeller's devices and the phrasing of
+# specification sheets.
+ARTEFACTS = re.compile(
+    r"big[- ]?m\b|sub-?tours?|\bposition\b|LP relaxation|free in sign|decision variables?|"
+    r"\bbinary\b|\b0/1\b|\bslack\b|defined only where|It is required that|"
+    r"\bindex\b(?! points)|shortfall of:|\bsubject to\b", re.I)
 PREFIX_TOKENS = 15
 MIN_SENTENCE_TOKENS = 4
 SKELETON_SAMPLE = 1500  # sentences drawn for the skeleton count (NL4OPT has about 1,600)
@@ -83,6 +92,11 @@ def skeleton(sentence: str) -> str:
 def declares_variables(text: str) -> bool:
     """Whether a statement spells out decision variables (names, types or bounds)."""
     return bool(_DECLARES.search(text))
+
+
+def artefacts(text: str) -> list[str]:
+    """The modelling artefacts a statement shows (``big-M``, ``binary``, ``slack``...)."""
+    return [m.group(0) for m in ARTEFACTS.finditer(text)]
 
 
 def _opening(text: str) -> str:
@@ -162,3 +176,47 @@ def measure(texts: Sequence[str], groups: Sequence[str] | None = None, tokens_bu
                    round(distinct_n(sample, 4), 3), vocab, round(unique, 3), round(shared, 3),
                    round(per_100, 1), pct(0.1), pct(0.5), pct(0.9),
                    round(sum(map(declares_variables, texts)) / max(len(texts), 1), 3))
+
+
+# The goals of a template-only corpus (issue 13): (measure, at least / at most, value).
+GOALS: tuple[tuple[str, str, float], ...] = (
+    ("distinct_4", ">=", 0.55), ("unique_openings", ">=", 0.80),
+    ("skeletons_per_100", ">=", 60.0), ("vocabulary", ">=", 1500),
+    ("declares_variables", "<=", 0.20))
+LABELS = {"statements": "statements", "sample_tokens": "tokens in the sample",
+          "distinct_3": "distinct-3", "distinct_4": "distinct-4",
+          "vocabulary": "vocabulary per 25k tokens", "unique_openings": "unique openings",
+          "shared_prefixes": "shared 15-token prefixes (within a family)",
+          "skeletons_per_100": "sentence skeletons per 100 sentences",
+          "length_p10": "length p10 (tokens)", "length_p50": "length p50 (tokens)",
+          "length_p90": "length p90 (tokens)",
+          "declares_variables": "statements declaring variables"}
+
+
+def meets(q: Quality) -> dict[str, bool]:
+    """Which goals a corpus meets."""
+    d = q.to_dict()
+    return {m: (d[m] >= v if op == ">=" else d[m] <= v) for m, op, v in GOALS}
+
+
+def goal_text(metric: str) -> str:
+    """``>= 0.55`` for a measure with a goal, else empty."""
+    for m, op, v in GOALS:
+        if m == metric:
+            return f"{op} {v:g}"
+    return ""
+
+
+def store_statements(store: Store, limit: int = 2000, seed: int = 0) -> tuple[
+        list[str], list[str], list[str]]:
+    """A seeded sample of the store's accepted statements (one per instance and form): their
+    texts, families and layouts. Bounded, so the measure costs the same on any store."""
+    df = store.query(
+        "SELECT statement, family, layout FROM (SELECT any_value(d.statement) AS statement, "
+        "any_value(coalesce(i.family, 'external')) AS family, "
+        "any_value(split_part(coalesce(d.template, ''), '/', 1)) AS layout, "
+        "hash(d.instance_id || d.form || ?) AS k FROM documents d LEFT JOIN instances i "
+        "ON i.id = d.instance_id WHERE d.status = 'accepted' AND d.statement IS NOT NULL "
+        "AND d.kind IN ('cpt', 'sft') GROUP BY d.instance_id, d.form) ORDER BY k LIMIT ?",
+        [str(seed), limit])
+    return (df["statement"].to_list(), df["family"].to_list(), df["layout"].to_list())

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import html
 import time
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -61,8 +62,10 @@ def _table(df: pl.DataFrame) -> str:
     return f"<table><thead><tr>{head}</tr></thead><tbody>{rows}</tbody></table>"
 
 
-def build_report(store: Store) -> Report:
-    """Query the store and lay out the page."""
+def build_report(store: Store,
+                 references: Mapping[str, Sequence[str]] | None = None) -> Report:
+    """Query the store and lay out the page (``references``: corpora of problem statements,
+    by name, the corpus-quality section measures next to the store's)."""
     import plotly.graph_objects as go
 
     t0 = time.perf_counter()
@@ -157,6 +160,11 @@ def build_report(store: Store) -> Report:
                             "ORDER BY ALL")
         parts.append(("latency_table", "Verification latency", _table(summary)))
 
+    quality = _quality(store, references or {})
+    if quality is not None:
+        figs.append(("quality", "Corpus quality next to the benchmarks", quality[0]))
+        parts.append(("quality_table", "Corpus quality of problem statements", quality[1]))
+
     body = []
     for k, (sid, title, fig) in enumerate(figs):
         body.append(f'<section id="{sid}"><h2>{html.escape(title)}</h2>'
@@ -170,11 +178,49 @@ def build_report(store: Store) -> Report:
                   time.perf_counter() - t0)
 
 
-def write_report(store: Store, output: Path) -> Report:
+def _quality(store: Store, references: Mapping[str, Sequence[str]]) -> tuple[Any, str] | None:
+    """The corpus-quality figure and table: a seeded sample of the store's statements measured
+    with ``ortrex.store.quality`` next to each reference corpus."""
+    import plotly.graph_objects as go
+
+    from ortrex.store.quality import LABELS, goal_text, measure, meets, store_statements
+
+    texts, families, layouts = store_statements(store)
+    if len(texts) < 10:
+        return None
+    corpora = {f"this store ({len(texts):,} statements)": measure(texts, families)}
+    for name, ref in references.items():
+        if ref:
+            corpora[name] = measure(list(ref))
+    dicts = {name: q.to_dict() for name, q in corpora.items()}
+    rows = {"measure": [LABELS[m] for m in LABELS]}
+    for name, d in dicts.items():
+        rows[name] = [f"{d[m]:,}" if isinstance(d[m], int) else f"{d[m]:g}" for m in LABELS]
+    rows["goal (template-only)"] = [goal_text(m) for m in LABELS]
+    ok = meets(next(iter(corpora.values())))
+    situation = sum(x.startswith("situation:") for x in layouts) / len(layouts)
+    missed = [LABELS[m] for m, v in ok.items() if not v]
+    table = _table(pl.DataFrame(rows)) + (
+        f"<p>Goals met by this store: {sum(ok.values())} of {len(ok)}"
+        + (f" (missed: {', '.join(missed)})" if missed else "")
+        + f". Situation statements: {situation:.0%} of the sample; the rest are specification "
+        "sheets.</p>")
+    shown = (("distinct_4", 1.0), ("unique_openings", 1.0), ("skeletons_per_100", 100.0),
+             ("declares_variables", 1.0))
+    fig = go.Figure()
+    for name, d in dicts.items():
+        fig.add_bar(x=[LABELS[m] for m, _ in shown], y=[d[m] / scale for m, scale in shown],
+                    name=name)
+    fig.update_layout(barmode="group", yaxis_title="share (skeletons: per sentence)")
+    return fig, table
+
+
+def write_report(store: Store, output: Path,
+                 references: Mapping[str, Sequence[str]] | None = None) -> Report:
     """Build the report and write it atomically."""
     from ortrex.ir.formats.text import write_atomic
 
-    rep = build_report(store)
+    rep = build_report(store, references)
     Path(output).parent.mkdir(parents=True, exist_ok=True)
     write_atomic(output, rep.html.encode("utf-8"))
     return rep
