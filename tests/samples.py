@@ -42,3 +42,20 @@ def write_samples(folder: Path) -> dict[str, Path]:
     write_model(transport(), paths["mps"])
     write_model(transport(), paths["json"])
     return paths
+
+
+def verified_parent(family: str, seed: int = 7) -> tuple:
+    """A sampled model of ``family``, its verified instance, its optimum's values per
+    variable family, the optimal point and the optimum (the parent of a mutation)."""
+    import numpy as np
+
+    from ortrex.engine.families import REGISTRY
+    from ortrex.engine.mutate import family_values
+    from ortrex.engine.pipeline import verify
+
+    sm = REGISTRY[family].sample(np.random.default_rng(seed), "small")
+    inst = sm.ground()
+    out = verify(inst)
+    assert out.accepted
+    x = out.results[0].x
+    return sm, inst, family_values(sm, list(inst.var_names), x), x, out.results[0].objective

@@ -42,8 +42,9 @@ from ortrex.render.documents import (
     sft_example,
     solution_from,
 )
-from ortrex.render.program import gurobipy_program, highspy_program
+from ortrex.render.program import Program, gurobipy_program, highspy_program
 from ortrex.render.program_labels import labels_program, labels_style_fits
+from ortrex.render.program_matrix import matrix_program, matrix_style_fits
 from ortrex.render.statement import FORMS, render_statement
 from ortrex.store.db import Store, utcnow
 from ortrex.store.ids import content_id, edge_id
@@ -176,6 +177,21 @@ def _paraphrase(task: RenderTask, sm: SemanticModel, st: Any, out: list[DocRecor
     return st, None
 
 
+# Shares of the gurobipy styles among the models each style can write.
+STYLE_SHARES = {"matrix": 0.3, "labels": 0.4}
+
+
+def gurobipy_style(sm: SemanticModel, rng: np.random.Generator) -> Callable[..., Program]:
+    """The program style of one document: matrix form (numpy data, addMVar) or name-keyed
+    (addVars, x.sum, quicksum over names) where they fit, index loops otherwise."""
+    r = rng.random()
+    if r < STYLE_SHARES["matrix"] and matrix_style_fits(sm):
+        return matrix_program
+    if r < STYLE_SHARES["matrix"] + STYLE_SHARES["labels"] and labels_style_fits(sm):
+        return labels_program
+    return gurobipy_program
+
+
 def _seed(task: RenderTask, form: str) -> int:
     # From the semantic model, not the instance row: the same model renders the same way.
     return int(content_id("seed", task.semantic, form, task.spec.seed)[-8:], 16)
@@ -197,10 +213,7 @@ def render_task(task: RenderTask) -> list[DocRecord]:
             st, _ = _paraphrase(task, sm, st, out)
         fidelity = verify_statement(sm, form, st.text, st.files)
         mode = "json" if form == "DPS" else "literal"
-        # Two gurobipy styles: name-keyed (addVars, x.sum, quicksum over names) where it
-        # fits, index loops otherwise.
-        labels = labels_style_fits(sm) and rng.random() < 0.5
-        programs = {"gurobipy": (labels_program if labels else gurobipy_program)(sm, mode).code}
+        programs = {"gurobipy": gurobipy_style(sm, rng)(sm, mode).code}
         cpt_layout = CPT_LAYOUTS[int(rng.integers(len(CPT_LAYOUTS)))]
         # HiGHS solves no quadratic rows and no MIQP: those are taught with gurobipy only.
         quadratic_objective = any(len(m.vars) == 2 for m in _monomials(sm.objective.expr))

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
 from ortrex.ir.expr import Add, Cond, Const, Expr, Idx, Mul, Neg, Param, Sum, Var, as_expr, expand
@@ -46,6 +47,46 @@ class Program:
     code: str
 
 
+def identifiers(sm: SemanticModel, reserved: Iterable[str],
+                set_name: Callable[[str], str] | None = None) -> dict[str, str]:
+    """A Python identifier per set, parameter and variable family (``"kind:name"`` keys),
+    none clashing with another or with ``reserved``; ``set_name`` words a set's base name."""
+    taken, out = set(reserved), {}
+    for kind, items in (("set", [s.name for s in sm.sets]), ("param", [p.name for p in sm.params]),
+                        ("var", [v.name for v in sm.variables])):
+        for n in items:
+            ident = set_name(n) if kind == "set" and set_name else python_name(n)
+            while ident in taken:
+                ident += "_"
+            taken.add(ident)
+            out[f"{kind}:{n}"] = ident
+    return out
+
+
+# Reading data.json: name-keyed nested data as nested lists in set order.
+JSON_TABLE = ['with open("data.json", encoding="utf-8") as f:', "    data = json.load(f)", "",
+              "", "def table(values, *sets):",
+              '    """Name-keyed (nested) data as nested lists in set order."""',
+              "    if not sets:", "        return values",
+              "    return [table(values[e], *sets[1:]) for e in sets[0]]", "", ""]
+_EVERY_DECISION = ["    for v in model.getVars():  # the decisions behind it",
+                   "        if abs(v.X) > 1e-6:", '            print(f"{v.VarName} = {v.X:g}")']
+
+
+def solve_and_report(sm: SemanticModel, objective: str,
+                     decisions: list[str] | None = None) -> list[str]:
+    """The lines that set the objective, solve, and print the optimum and the decisions (or
+    the status): the same in every gurobipy style."""
+    o = sm.objective
+    return ["", f"# objective: {o.description}",
+            f"model.setObjective({objective}, "
+            f"{'GRB.MINIMIZE' if o.sense == 'min' else 'GRB.MAXIMIZE'})",
+            "model.optimize()", "", "if model.Status == GRB.OPTIMAL:",
+            f'    print(f"{OBJECTIVE_TAG}: {{model.ObjVal!r}}")',
+            *(decisions if decisions is not None else _EVERY_DECISION),
+            "else:", f'    print(f"{STATUS_TAG}: {{model.Status}}")', ""]
+
+
 class _Names:
     """Python identifiers for sets, parameters and variables (never clashing with the code)."""
 
@@ -53,17 +94,7 @@ class _Names:
                           "table", "status", "value", "expr", "lin", "add_quad", "result"})
 
     def __init__(self, sm: SemanticModel) -> None:
-        self.map: dict[str, str] = {}
-        taken: set[str] = set(self.RESERVED)
-        for kind, names in (("set", [s.name for s in sm.sets]),
-                            ("param", [p.name for p in sm.params]),
-                            ("var", [v.name for v in sm.variables])):
-            for n in names:
-                ident = python_name(n)
-                while ident in taken:
-                    ident += "_"
-                taken.add(ident)
-                self.map[f"{kind}:{n}"] = ident
+        self.map = identifiers(sm, self.RESERVED)
 
     def set(self, n: str) -> str:
         return self.map[f"set:{n}"]
@@ -169,11 +200,7 @@ def _data_block(sm: SemanticModel, names: _Names, mode: str) -> list[str]:
     links = link_params(sm)
     derived = sm.derived_params
     if mode == "json":
-        out += ['with open("data.json", encoding="utf-8") as f:', "    data = json.load(f)", "",
-                "", "def table(values, *sets):",
-                '    """Label-keyed (nested) data as nested lists in set order."""',
-                "    if not sets:", "        return values",
-                "    return [table(values[e], *sets[1:]) for e in sets[0]]", "", ""]
+        out += JSON_TABLE
         for s in sm.sets:
             out.append(f'{names.set(s.name)} = data["sets"]["{s.name}"]  # {s.entity}s')
         for p in sm.params:
@@ -293,18 +320,7 @@ def gurobipy_program(sm: SemanticModel, data_mode: str = "literal") -> Program:
         conds = " and ".join(em.cond(w, sets) for w in c.where)
         tail = f" if {conds}" if conds else ""
         lines.append(f"model.addConstrs(({body} {loops}{tail}), name={c.name!r})")
-    o = sm.objective
-    lines += ["", f"# objective: {o.description}",
-              f"model.setObjective({em.expr(o.expr, {})}, "
-              f"{'GRB.MINIMIZE' if o.sense == 'min' else 'GRB.MAXIMIZE'})",
-              "model.optimize()", "",
-              "if model.Status == GRB.OPTIMAL:",
-              f'    print(f"{OBJECTIVE_TAG}: {{model.ObjVal!r}}")',
-              "    for v in model.getVars():  # the decisions behind it",
-              "        if abs(v.X) > 1e-6:",
-              '            print(f"{v.VarName} = {v.X:g}")',
-              "else:",
-              f'    print(f"{STATUS_TAG}: {{model.Status}}")', ""]
+    lines += solve_and_report(sm, em.expr(sm.objective.expr, {}))
     return Program("gurobipy", data_mode, "\n".join(lines))
 
 

@@ -17,7 +17,7 @@ from ortrex.ir.expr import Add, Cond, Const, Expr, Idx, Mul, Neg, Param, Sum, Va
 from ortrex.ir.semantic import SemanticModel
 from ortrex.render.data import data_json, link_params, number, python_name
 from ortrex.render.language import plural
-from ortrex.render.program import OBJECTIVE_TAG, STATUS_TAG, Program
+from ortrex.render.program import Program, identifiers, solve_and_report
 
 _RESERVED = {"gp", "GRB", "json", "model", "data", "keyed", "v", "f", "name"}
 _SENSE = {"<=": "<=", ">=": ">=", "=": "=="}
@@ -62,30 +62,16 @@ def _simple_bound(b: Expr, v: object) -> bool:
 class _Writer:
     def __init__(self, sm: SemanticModel) -> None:
         self.sm = sm
-        taken = set(_RESERVED)
-        self.set_names: dict[str, str] = {}
-        for s in sm.sets:
-            base = python_name(plural(s.entity or s.name).lower().replace(" ", "_")
+        sets = sm.set_map
+
+        def words(n: str) -> str:  # a set is named for what it holds: "warehouses"
+            return python_name(plural(sets[n].entity or n).lower().replace(" ", "_")
                                .replace("-", "_").replace("&", "and"))
-            ident = base
-            while ident in taken:
-                ident += "_"
-            taken.add(ident)
-            self.set_names[s.name] = ident
-        self.params: dict[str, str] = {}
-        for p in sm.params:
-            ident = python_name(p.name)
-            while ident in taken:
-                ident += "_"
-            taken.add(ident)
-            self.params[p.name] = ident
-        self.vars: dict[str, str] = {}
-        for v in sm.variables:
-            ident = python_name(v.name)
-            while ident in taken:
-                ident += "_"
-            taken.add(ident)
-            self.vars[v.name] = ident
+
+        ids = identifiers(sm, _RESERVED, words)
+        self.set_names = {s.name: ids[f"set:{s.name}"] for s in sm.sets}
+        self.params = {p.name: ids[f"param:{p.name}"] for p in sm.params}
+        self.vars = {v.name: ids[f"var:{v.name}"] for v in sm.variables}
         self.links = link_params(sm)
 
     # ------------------------------------------------------------------ expressions
@@ -279,17 +265,6 @@ def labels_program(sm: SemanticModel, data_mode: str = "literal") -> Program:
         conds = " and ".join(w.cond(x, sets) for x in c.where)
         tail = f" if {conds}" if conds else ""
         lines.append(f"model.addConstrs(({body} {loops}{tail}), name={c.name!r})")
-    o = sm.objective
-    lines += ["", f"# objective: {o.description}",
-              f"model.setObjective({w.expr(o.expr, {})}, "
-              f"{'GRB.MINIMIZE' if o.sense == 'min' else 'GRB.MAXIMIZE'})",
-              "model.optimize()", "",
-              "if model.Status == GRB.OPTIMAL:",
-              f'    print(f"{OBJECTIVE_TAG}: {{model.ObjVal!r}}")',
-              "    for v in model.getVars():  # the decisions behind it",
-              "        if abs(v.X) > 1e-6:",
-              '            print(f"{v.VarName} = {v.X:g}")',
-              "else:",
-              f'    print(f"{STATUS_TAG}: {{model.Status}}")', ""]
+    lines += solve_and_report(sm, w.expr(sm.objective.expr, {}))
     code = "\n".join(lines)
     return Program("gurobipy", data_mode, re.sub(r"\n{3,}", "\n\n\n", code))

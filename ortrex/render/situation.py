@@ -393,6 +393,8 @@ class Teller:
             u = f" ({self.unit_note(p)})" if self.unit_note(p) else ""
             names = " (names, not numbers)" if p.name in self.links else ""
             parts.append(f'"{p.name}" {self.pick(verbs)} {phrase}{u}{names}')
+        if not parts:
+            return "There are no figures besides the names."
         head = self.pick(("In the parameters, ", "As for the figures, ", "Among the entries, ",
                           "Under \"parameters\", ", "The file's entries: ", ""))
         body = "; ".join(parts[:-1]) + ("; and " if len(parts) > 2 else " and ") + parts[-1] \
@@ -432,7 +434,7 @@ class Teller:
                     continue
                 if any(vtypes.get(v) != ty for v, ty in r.types.items()):
                     continue  # "fractions are fine" no longer holds
-                said = self.try_say(r.tellings)
+                said = self.vary(self.try_say(r.tellings))
                 if not said:
                     continue  # a rule about what the model no longer has (told by meaning)
                 out.append(said)
@@ -441,7 +443,7 @@ class Teller:
             self.sm.descriptors.get("devices", []))
         for c in self.sm.constraints:
             if c.name not in self.told and c.name not in devices:
-                out.append(capital(c.meaning))
+                out.append(self.vary(capital(c.meaning)))
                 self.told[c.name] = out[-1]
         settled = set(t.settled + t.auxiliaries if t is not None else ()) | set(
             self.sm.descriptors.get("settled", [])) | set(
@@ -457,7 +459,7 @@ class Teller:
             else:
                 paired.append(r)
         order = self.rng.permutation(len(paired))
-        rules = [self.vary(paired[int(k)]) for k in order]
+        rules = [paired[int(k)] for k in order]
         for k in range(len(rules)):  # a connective or a frame now and then
             r = self.rng.random()
             if k and r < 0.25:

@@ -16,24 +16,16 @@ from ortrex.engine.mutate import (
     OPERATORS,
     NotApplicable,
     apply,
-    family_values,
 )
 from ortrex.engine.pipeline import verify
 from ortrex.store import Store
 from ortrex.verifiers.equivalence import check_equivalence
-
-
-def _parent(family: str, seed: int = 7) -> tuple:
-    sm = REGISTRY[family].sample(np.random.default_rng(seed), "small")
-    inst = sm.ground()
-    out = verify(inst)
-    assert out.accepted
-    return sm, inst, family_values(sm, list(inst.var_names), out.results[0].x)
+from tests.samples import verified_parent
 
 
 @pytest.fixture(scope="module")
 def parents() -> dict[str, tuple]:
-    return {f: _parent(f) for f in sorted(REGISTRY)}
+    return {f: verified_parent(f)[:3] for f in sorted(REGISTRY)}
 
 
 @pytest.mark.parametrize("op", sorted(OPERATORS))
@@ -71,7 +63,7 @@ def test_the_constraint_catalogue() -> None:
                                "precedence"}
     made = {}
     for fam in ("transportation", "knapsack_01", "diet", "set_cover"):
-        sm, inst, values = _parent(fam)
+        sm, inst, values = verified_parent(fam)[:3]
         for kind, fn in _CATALOGUE.items():
             try:
                 m = fn(Context(sm, values, np.random.default_rng(2)))
@@ -84,7 +76,7 @@ def test_the_constraint_catalogue() -> None:
 
 
 def test_not_applicable_is_explained() -> None:
-    sm, _, values = _parent("knapsack_01")
+    sm, _, values = verified_parent("knapsack_01")[:3]
     with pytest.raises(NotApplicable, match="no countable continuous family"):
         apply("integer_quantities", sm, values, np.random.default_rng(0))
     with pytest.raises(NotApplicable, match="no second parent"):

@@ -9,21 +9,18 @@ from ortrex.ir.semantic import SemanticModel
 from ortrex.render.situation import column_labels, goal_noun
 from ortrex.render.statement import LAYOUTS, Statement
 from ortrex.render.tellings import TELLINGS
+from ortrex.store.quality import ARTEFACTS  # what a client never says (the benchmark counts it)
 from ortrex.verifiers.fidelity import FidelityReport, check_fidelity
 from ortrex.verifiers.language import check_language
 
 SITUATIONS = [x for x in LAYOUTS if x.startswith("situation:")]
-# What a client never says: the modeller's devices and the specification sheet's phrasing.
-ARTEFACTS = re.compile(
-    r"big[- ]?m\b|sub-?tours?|\bposition\b|LP relaxation|free in sign|decision variables?|"
-    r"\bbinary\b|\b0/1\b|\bslack\b|defined only where|It is required that|"
-    r"\bindex\b(?! points)|"
-    r"shortfall of:|\bsubject to\b|\bs\.t\.", re.I)
 # Words that say a decision is whole or yes/no, in business terms.
 WHOLE = re.compile(
-    r"\bwhole\b|\beither\b|all or nothing|yes-or-no|\bin or out\b|in part\b|cannot be split|"
-    r"\bexactly one\b|\bonce\b|\bat most one\b|no halfway|\bon or off\b|half-open|"
-    r"\bnot both\b|a fraction of|cannot be shared|\bpart of (?:a|an|one)\b|\bsplit\b", re.I)
+    r"\bwhole\b|\beither\b|all or nothing|yes-or-no|\bin or out\b|in part\b|"
+    r"\bexactly one\b|\bonce\b|\b(?:at most|not more than) one\b|no halfway|"
+    r"\bon or off\b|half-open|"
+    r"\bnot both\b|a fraction of|(?:cannot|may not|must not|can never) be shared|"
+    r"\bno more than one\b|\bpart of (?:a|an|one)\b|\bsplit\b", re.I)
 MIN_CUES = re.compile(r"lowest|least|minimi[sz]|small|cheapest|as few|as low|as little|"
                       r"fewest|fewer|\bdown\b|shortest|keep .* to a minimum|minimum", re.I)
 MAX_CUES = re.compile(r"highest|largest|maximi[sz]|\bmost\b|as much|as high|greatest|"

@@ -10,27 +10,18 @@ import numpy as np
 import pytest
 
 from ortrex.engine.families import REGISTRY
-from ortrex.engine.mutate import CROSSOVER_PARTNERS, OPERATORS, NotApplicable, apply, family_values
-from ortrex.engine.pipeline import verify
+from ortrex.engine.mutate import CROSSOVER_PARTNERS, OPERATORS, NotApplicable, apply
 from ortrex.ir.semantic import SemanticModel
 from ortrex.render.documents import decisions, own_names, sft_example, solution_from, walkthrough
 from ortrex.render.program import gurobipy_program
 from ortrex.render.statement import FORMS, render_statement
 from tests.render.reading import SITUATIONS, assert_determines
-
-
-def _parent(family: str, seed: int = 7) -> tuple:
-    sm = REGISTRY[family].sample(np.random.default_rng(seed), "small")
-    inst = sm.ground()
-    out = verify(inst)
-    assert out.accepted
-    x = out.results[0].x
-    return sm, inst, family_values(sm, list(inst.var_names), x), x, out.results[0].objective
+from tests.samples import verified_parent
 
 
 @pytest.fixture(scope="module")
 def parents() -> dict[str, tuple]:
-    return {f: _parent(f) for f in sorted(REGISTRY)}
+    return {f: verified_parent(f) for f in sorted(REGISTRY)}
 
 
 def children(op: str, parents: dict[str, tuple]) -> list[tuple[str, SemanticModel]]:

@@ -25,9 +25,17 @@ def test_report_renders_in_headless_chromium(tmp_path: Path) -> None:
         run_job(s, JobSpec(("knapsack_01", "transportation", "diet"), 6, seed=2))
         run_render(s, RenderSpec(forms=("DP", "DT"), kinds=("sft",)), decontaminator=None)
         run_mutate(s, MutateSpec(("scale_data", "objective_secondary"), "true", 1))
-        rep = write_report(s, tmp_path / "report.html")
-    expected = {"family_form", "difficulty", "sizes", "outcomes", "operators", "latency"}
-    assert expected <= set(rep.sections)
+        refs = {"two problems": ["A bakery makes bread and cakes from 40 kg of flour. Bread "
+                                 "earns 3 USD and a cake 5 USD. How many of each?",
+                                 "Let x be the number of trucks. Decision variables: x."]}
+        rep = write_report(s, tmp_path / "report.html", refs)
+    expected = {"family_form", "difficulty", "sizes", "outcomes", "operators", "latency",
+                "quality"}
+    assert expected <= set(rep.sections) and "quality_table" in rep.sections
+    # The store's statements measured next to the reference corpus, with the goals.
+    table = rep.html.split('<section id="quality_table">', 1)[1].split("</section>", 1)[0]
+    assert "distinct-4" in table and "two problems" in table and "&gt;= 0.55" in table
+    assert "statements declaring variables" in table
     page = (tmp_path / "report.html").read_text()
     assert "<script" in page and not re.search(r"<script[^>]*\bsrc=", page)  # self-contained
     dom = subprocess.run(
