@@ -50,7 +50,12 @@ def test_kill_minus_nine_then_resume_equals_an_uninterrupted_run(tmp_path: Path)
     proc = subprocess.Popen([sys.executable, "-m", "ortrex", "generate", *count, "--db",
                              str(killed)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
                             start_new_session=True)
-    time.sleep(4.0)
+    # Kill once the job is under way: startup time varies with the machine's load, so wait for
+    # the store to appear rather than for a fixed time.
+    deadline = time.monotonic() + 120
+    while not killed.exists() and proc.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.1)
+    time.sleep(2.0)
     os.killpg(proc.pid, signal.SIGKILL)  # the job and its workers, mid-flight
     proc.wait()
     partial = task_rows(killed)
