@@ -44,7 +44,7 @@ def write_samples(folder: Path) -> dict[str, Path]:
     return paths
 
 
-def verified_parent(family: str, seed: int = 7) -> tuple:
+def verified_parent(family: str, seed: int = 7, size: str = "small") -> tuple:
     """A sampled model of ``family``, its verified instance, its optimum's values per
     variable family, the optimal point and the optimum (the parent of a mutation)."""
     import numpy as np
@@ -53,9 +53,13 @@ def verified_parent(family: str, seed: int = 7) -> tuple:
     from ortrex.engine.mutate import family_values
     from ortrex.engine.pipeline import verify
 
-    sm = REGISTRY[family].sample(np.random.default_rng(seed), "small")
-    inst = sm.ground()
-    out = verify(inst)
-    assert out.accepted
+    # The first accepted draw from ``seed`` on (the gates reject trivial instances).
+    for k in range(seed, seed + 40):
+        sm = REGISTRY[family].sample(np.random.default_rng(k), size)
+        inst = sm.ground()
+        out = verify(inst, sm)
+        if out.accepted:
+            break
+    assert out.accepted, (family, out.rejection)
     x = out.results[0].x
     return sm, inst, family_values(sm, list(inst.var_names), x), x, out.results[0].objective

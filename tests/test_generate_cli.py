@@ -17,7 +17,9 @@ from ortrex.store.migrations import create_snapshot
 from tests.conftest import lock_held, run_cli
 from tests.test_bad_input import assert_one_line_error, digest
 
-ARGS = ["--families", "transportation,knapsack_01,lot_sizing,set_cover,portfolio,tsp_mtz"]
+# Small instances: these tests are about the job (summary, resume, full disk), not sizes.
+ARGS = ["--families", "transportation,knapsack_01,lot_sizing,set_cover,portfolio,tsp_mtz",
+        "--size", "small"]
 
 
 def counts(db: Path) -> dict[str, int]:

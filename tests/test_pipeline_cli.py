@@ -11,7 +11,7 @@ from tests.conftest import run_cli
 def test_pipeline_render_and_verify(tmp_path: Path) -> None:
     db = str(tmp_path / "p.duckdb")
     r = run_cli("pipeline", "--count", "6", "--families", "knapsack_01,transportation,diet",
-                "--workers", "2", "--db", db, timeout=600)
+                "--size", "small", "--workers", "2", "--db", db, timeout=600)
     assert r.returncode == 0, r.stderr
     assert "documents" in r.stdout and "accepted" in r.stdout
     r = run_cli("sql", "SELECT kind, form, status, count(*) AS n FROM documents GROUP BY ALL",
@@ -21,7 +21,7 @@ def test_pipeline_render_and_verify(tmp_path: Path) -> None:
     assert all(x["status"] == "accepted" for x in rows)
     # Running it again continues (nothing left) instead of starting over.
     r = run_cli("pipeline", "--count", "6", "--families", "knapsack_01,transportation,diet",
-                "--workers", "1", "--db", db, timeout=600)
+                "--size", "small", "--workers", "1", "--db", db, timeout=600)
     assert r.returncode == 0 and "instances rendered" in r.stdout
     r = run_cli("sql", "SELECT count(*) AS n FROM documents", "--db", db, "--format", "json")
     assert json.loads(r.stdout)[0]["n"] == 36

@@ -19,7 +19,8 @@ def generate_cmd(
     seed: Annotated[int, typer.Option(help="Random seed (the job is deterministic).")] = 0,
     workers: Annotated[int, typer.Option(help="Worker processes (default: CPU count).")]
     = os.cpu_count() or 1,
-    size: Annotated[str, typer.Option(help="small, medium or large.")] = "small",
+    size: Annotated[str, typer.Option(help="small, medium, large, or mix (each task draws "
+                                      "one: 30/45/25).")] = "mix",
     time_limit: Annotated[float, typer.Option(help="Seconds per solve.")] = 10.0,
     resume: Annotated[bool, typer.Option("--resume", help="Continue a stopped job.")] = False,
     db: DbOption = None,
@@ -163,7 +164,8 @@ def _run_render(db: Path | None, spec: object, workers: int, limit: int | None) 
 def pipeline_cmd(
     count: Annotated[int, typer.Option(help="Accepted instances to generate.")] = 100,
     families: Annotated[str, typer.Option(help="'all' or a comma-separated list.")] = "all",
-    size: Annotated[str, typer.Option(help="small, medium or large.")] = "small",
+    size: Annotated[str, typer.Option(help="small, medium, large, or mix (each task draws "
+                                      "one: 30/45/25).")] = "mix",
     seed: Annotated[int, typer.Option(help="Random seed (the job is deterministic).")] = 0,
     forms: FormsOption = "DP,DT,DPS",
     kinds: KindsOption = "cpt,sft",

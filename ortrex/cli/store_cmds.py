@@ -174,16 +174,19 @@ def reference_statements() -> dict[str, list[str]]:
 def report_cmd(
     output: Annotated[Path, typer.Option("--output", help="HTML file to write.")]
     = Path("report.html"),
+    review_seed: Annotated[int, typer.Option(
+        "--review-seed", help="Seed of the operator review's sample of children.")] = 0,
     db: DbOption = None,
 ) -> None:
     """Write a self-contained HTML corpus report: distributions, outcomes by stage, operator
-    acceptance, verification latency, and the corpus quality of the statements next to the
-    public benchmarks."""
+    acceptance and an operator review (rejections by reason, sampled children with a statement
+    excerpt and their model's diff against the parent), verification latency, and the corpus
+    quality of the statements next to the public benchmarks."""
     from ortrex.store import Store
     from ortrex.store.report import write_report
     from ortrex.ui import console
 
     with Store(_db(db), read_only=True) as store:
-        rep = write_report(store, output, reference_statements())
+        rep = write_report(store, output, reference_statements(), review_seed)
     console.print(f"wrote [bold]{output}[/] ({len(rep.html) / 1e6:.1f} MB, "
                   f"{len(rep.sections)} sections, {rep.seconds:.1f} s)")

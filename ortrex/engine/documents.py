@@ -26,6 +26,7 @@ from ortrex.engine.jobs import Executor, JobError, make_executor
 from ortrex.engine.verify_doc import (
     Check,
     check_row,
+    verify_completeness,
     verify_language,
     verify_program,
     verify_statement,
@@ -212,6 +213,7 @@ def render_task(task: RenderTask) -> list[DocRecord]:
         if task.spec.llm_base_url:
             st, _ = _paraphrase(task, sm, st, out)
         fidelity = verify_statement(sm, form, st.text, st.files)
+        complete = verify_completeness(sm, st.text, st.layout, st.account)
         mode = "json" if form == "DPS" else "literal"
         programs = {"gurobipy": gurobipy_style(sm, rng)(sm, mode).code}
         cpt_layout = CPT_LAYOUTS[int(rng.integers(len(CPT_LAYOUTS)))]
@@ -236,7 +238,8 @@ def render_task(task: RenderTask) -> list[DocRecord]:
             docs.append(sft_example(sm, st, programs["gurobipy"], "gurobipy", style, sol))
         sig = signature(statement_text(st.text, st.files)).astype("<u8").tobytes()
         for d in docs:
-            checks = [fidelity, verify_language(sm, d.text), *verdicts[form, d.solver]]
+            checks = [fidelity, complete, verify_language(sm, d.text),
+                      *verdicts[form, d.solver]]
             out.append(DocRecord(task.instance_id, d, st.text, st.files, checks, sig,
                                  task.objective))
     return out

@@ -10,6 +10,7 @@ instances are accepted; a killed job resumes after its last committed task.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import time
@@ -30,6 +31,7 @@ from ortrex.store.ids import content_id, edge_id, verification_id
 from ortrex.store.records import instance_row, load_instance, pack_solution
 from ortrex.verifiers.equivalence import UNDECIDED, check_equivalence
 
+MIX = (("small", 0.30), ("medium", 0.45), ("large", 0.25))  # the default size mix
 EQUIV_TIME_LIMIT = 10.0  # seconds to confirm that equal fingerprints mean a duplicate
 MAX_WORKERS = max(8, 4 * (os.cpu_count() or 1))  # more than this is a typo, not a plan
 
@@ -57,8 +59,9 @@ class JobSpec:
             raise JobError("no families selected")
         if self.count <= 0:
             raise JobError(f"--count must be positive, got {self.count}")
-        if self.size not in SIZES:
-            raise JobError(f"unknown size {self.size!r}; expected one of {', '.join(SIZES)}")
+        if self.size not in (*SIZES, "mix"):
+            raise JobError(f"unknown size {self.size!r}; expected one of "
+                           f"{', '.join(SIZES)} or mix")
         if not self.time_limit > 0:
             raise JobError(f"time limit must be positive, got {self.time_limit}")
 
@@ -79,11 +82,28 @@ class JobSpec:
         """Family of task ``task`` (round robin)."""
         return self.families[task % len(self.families)]
 
+    def size_of(self, task: int) -> str:
+        """Size band of task ``task``: the spec's, or for ``mix`` one drawn from ``MIX``."""
+        return mix_size(self.seed, task) if self.size == "mix" else self.size
+
+
+def mix_size(seed: int, task: int) -> str:
+    """The size band task ``task`` of a ``mix`` job draws: small, medium or large (30/45/25,
+    so medium is the median). A hash of (seed, task), not the task's random stream, so the
+    instance's own draws stay as they are for a given band, and reruns draw the same bands."""
+    digest = hashlib.blake2b(f"size-mix:{seed}:{task}".encode(), digest_size=8).digest()
+    u = int.from_bytes(digest, "little") / 2**64
+    for band, share in MIX:
+        u -= share
+        if u < 0:
+            return band
+    return MIX[-1][0]
+
 
 def _task(args: tuple[JobSpec, int]) -> TaskRecord:
     spec, k = args
-    return to_record(run_task(spec.family_of(k), spec.size, spec.seed, k, spec.time_limit,
-                              threads=1))
+    return to_record(run_task(spec.family_of(k), spec.size_of(k), spec.seed, k,
+                              spec.time_limit, threads=1))
 
 
 class Executor(Protocol):
@@ -301,7 +321,8 @@ class Writer:
                                          "duplicate_of": duplicate_of})
         put("semantic_models", []).append({**r.semantic, **stamp})
         put("verifications", []).extend({**v, **stamp} for v in r.verifications)
-        params = json.dumps({"task": r.task, "seed": self.spec.seed, "size": self.spec.size})
+        params = json.dumps({"task": r.task, "seed": self.spec.seed,
+                             "size": self.spec.size_of(r.task)})
         for parent, pkind, child, ckind, rel in (
                 (self.run_id, "run", sid, "semantic_model", "sampled"),
                 (sid, "semantic_model", iid, "instance", "grounded"),

@@ -21,7 +21,9 @@ from ortrex.engine.filters import (
     lp_relaxation,
     stability_filter,
     status_filter,
+    triviality_filter,
 )
+from ortrex.engine.postchecks import postcheck
 from ortrex.ir.canonical import CanonicalModel
 from ortrex.ir.semantic import SemanticModel
 from ortrex.verifiers.solution import SolutionCheck, check_solution
@@ -63,13 +65,16 @@ def verify(model: CanonicalModel, semantic: SemanticModel | None = None,
     if rejection is None:
         x = optimal[0].x
         assert x is not None and objective is not None
-        relaxed_x = None
+        relaxed_x, integral = None, False
         if model.is_mip and not model.has_quadratic_objective and not model.has_quadratic_rows:
             integral, relaxed_x, spent = lp_relaxation(model, objective, threads, time_limit)
             solver_s += spent
             if integral:
                 flags.append("lp_relaxation_integral")
-        rejection = degenerate_filter(model, x, relaxed_x)
+        rejection = degenerate_filter(model, x, relaxed_x) or postcheck(semantic, model, x,
+                                                                        objective)
+        if rejection is None and semantic is not None:  # generated: the triviality gate
+            rejection = triviality_filter(model, semantic, x, integral)
     if rejection is None:
         rejection, spent = stability_filter(model, objective, threads,  # type: ignore[arg-type]
                                             time_limit)

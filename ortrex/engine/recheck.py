@@ -1,5 +1,6 @@
-"""Re-verification of stored documents: their static, sandbox, equivalence and fidelity
-checks run again (after a change to a verifier, or to audit a store), status updated."""
+"""Re-verification of stored documents: their static, sandbox, equivalence, fidelity,
+completeness and language checks run again (after a change to a verifier, or to audit a
+store), status updated."""
 
 from __future__ import annotations
 
@@ -15,6 +16,7 @@ from ortrex.engine.jobs import Executor, make_executor
 from ortrex.engine.verify_doc import (
     Check,
     check_row,
+    verify_completeness,
     verify_language,
     verify_program,
     verify_statement,
@@ -38,6 +40,8 @@ class RecheckTask:
     semantic: str
     model: bytes
     text: str = ""  # the whole document (the language gate reads its prose)
+    # The completeness verdict's evidence as rendering stored it (None: none was stored).
+    completeness: dict[str, Any] | None = None
 
 
 def recheck_task(t: RecheckTask) -> list[Check]:
@@ -47,7 +51,11 @@ def recheck_task(t: RecheckTask) -> list[Check]:
     fidelity = verify_statement(sm, t.form, t.statement, t.files)
     prog = verify_program(t.program, t.files, instance, t.objective,
                           "model" if t.solver == "gurobipy" else "h")
-    return [fidelity, verify_language(sm, t.text or t.statement), *prog.checks]
+    checks = [fidelity]
+    if t.completeness is not None:
+        checks.append(verify_completeness(sm, t.statement, t.completeness.get("layout", ""),
+                                          t.completeness.get("account", {})))
+    return [*checks, verify_language(sm, t.text or t.statement), *prog.checks]
 
 
 @dataclass
@@ -70,15 +78,17 @@ def recheck_documents(store: Store, workers: int = 1, limit: int | None = None,
     start = time.perf_counter()
     df = store.query(
         "SELECT d.id, d.form, d.statement, d.data_files, d.program, d.solver, d.objective, "
-        "s.model AS semantic, i.model, d.text, d.status FROM documents d "
+        "s.model AS semantic, i.model, d.text, c.details, d.status FROM documents d "
         "JOIN instances i ON i.id = d.instance_id "
+        "LEFT JOIN verifications c ON c.subject_id = d.id AND c.verifier = 'completeness' "
         "JOIN semantic_models s ON s.id = coalesce(d.semantic_id, i.semantic_id) "
         "WHERE d.statement IS NOT NULL AND d.program IS NOT NULL ORDER BY d.created_at, d.id" +
         (f" LIMIT {int(limit)}" if limit is not None else ""))
     rows = list(df.iter_rows())
     tasks = [RecheckTask(did, form, st, json.loads(files) if files else {}, prog, solver or
-                         "gurobipy", float(obj), sem, model, text or "")
-             for did, form, st, files, prog, solver, obj, sem, model, text, _ in rows]
+                         "gurobipy", float(obj), sem, model, text or "",
+                         json.loads(comp) if comp else None)
+             for did, form, st, files, prog, solver, obj, sem, model, text, comp, _ in rows]
     before = {r[0]: r[-1] for r in rows}
     corpus = store.query(
         "SELECT subject_id, verifier, details FROM verifications WHERE subject_kind = "

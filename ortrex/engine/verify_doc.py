@@ -133,6 +133,27 @@ def verify_language(sm: SemanticModel, text: str) -> Check:
                           "codes": sorted({f.code for f in rep.findings})} if not rep.ok else {})
 
 
+def verify_completeness(sm: SemanticModel, text: str, layout: str,
+                        account: dict[str, str]) -> Check:
+    """A situation statement determines its model: every rule, the goal and every whole
+    decision told (the account, kept in the details as evidence a re-check reads again), and
+    nothing a modeller adds (auxiliaries, big-M, slacks) said. Specification layouts list
+    everything by construction."""
+    from ortrex.render.account import untold
+    from ortrex.store.quality import artefacts
+
+    t0 = time.perf_counter()
+    if not layout.startswith("situation:"):
+        return Check("completeness", "pass", details={"layout": layout})
+    # A paraphrase keeps the data (fidelity) but words the rules its own way.
+    found = untold(sm, text, account, verbatim=not layout.endswith("+llm"))
+    found += [f"says {a!r}, which only a modeller would" for a in artefacts(text)]
+    return Check("completeness", "fail" if found else "pass",
+                 runtime_s=time.perf_counter() - t0,
+                 details={"account": account, "layout": layout,
+                          **({"why": "; ".join(found)} if found else {})})
+
+
 def check_row(subject_id: str, c: Check) -> dict[str, Any]:
     """A ``verifications`` row (without run stamps)."""
     from ortrex.store.ids import verification_id

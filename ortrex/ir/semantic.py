@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from ortrex.ir.expr import Cond, Expr, Idx, Param, Sum, Var, as_expr, expr_from_json, symbol
+from ortrex.ir.roles import check_role
 
 if TYPE_CHECKING:
     from ortrex.ir.canonical import CanonicalModel
@@ -67,6 +68,7 @@ class VariableFamily:
     where: tuple[Cond, ...] = ()
     description: str = ""
     unit: str = ""
+    role: str = ""  # ortrex.ir.roles.VARIABLE_ROLES ("" where no family said)
 
     def __post_init__(self) -> None:
         if self.vtype == "B" and isinstance(self.ub, (int, float)) and self.ub == math.inf:
@@ -84,6 +86,7 @@ class ConstraintFamily:
     sense: str
     rhs: Expr | float = 0.0
     where: tuple[Cond, ...] = ()
+    role: str = ""  # ortrex.ir.roles.CONSTRAINT_ROLES ("" where no family said)
 
 
     def quantifier_latex(self) -> str:
@@ -175,6 +178,7 @@ class SemanticModel:
         for v in self.variables:
             if v.vtype not in ("C", "I", "B"):
                 raise ValueError(f"variable {v.name!r}: unknown type {v.vtype!r}")
+            check_role(v.role, "variable", v.name)
             bound = dict(self._check_dims(v.dims, f"variable {v.name!r}"))
             self._check_conds(v.where, bound, f"variable {v.name!r}")
             for b in (v.lb, v.ub):
@@ -182,6 +186,7 @@ class SemanticModel:
         for c in self.constraints:
             if c.sense not in SENSES:
                 raise ValueError(f"constraint {c.name!r}: unknown sense {c.sense!r}")
+            check_role(c.role, "constraint", c.name)
             bound = dict(self._check_dims(c.forall, f"constraint {c.name!r}"))
             self._check_conds(c.where, bound, f"constraint {c.name!r}")
             self._check_expr(c.lhs, bound, f"constraint {c.name!r}")
@@ -258,12 +263,14 @@ class SemanticModel:
             "variables": [{"name": v.name, "dims": [list(d) for d in v.dims], "vtype": v.vtype,
                            "lb": _bound_json(v.lb), "ub": _bound_json(v.ub),
                            "where": [c.to_json() for c in v.where],
-                           "description": v.description, "unit": v.unit}
+                           "description": v.description, "unit": v.unit,
+                           **({"role": v.role} if v.role else {})}
                           for v in self.variables],
             "constraints": [{"name": c.name, "meaning": c.meaning,
                              "forall": [list(d) for d in c.forall], "lhs": c.lhs.to_json(),
                              "sense": c.sense, "rhs": _e(c.rhs).to_json(),
-                             "where": [w.to_json() for w in c.where]}
+                             "where": [w.to_json() for w in c.where],
+                             **({"role": c.role} if c.role else {})}
                             for c in self.constraints],
             "objective": {"sense": self.objective.sense, "expr": self.objective.expr.to_json(),
                           "description": self.objective.description},
@@ -302,11 +309,13 @@ class SemanticModel:
         variables = tuple(VariableFamily(
             v["name"], tuple(tuple(x) for x in v["dims"]), v["vtype"], _bound_from(v["lb"]),
             _bound_from(v["ub"]), tuple(Cond.from_json(c) for c in v.get("where", [])),
-            v.get("description", ""), v.get("unit", "")) for v in d["variables"])
+            v.get("description", ""), v.get("unit", ""), v.get("role", ""))
+            for v in d["variables"])
         constraints = tuple(ConstraintFamily(
             c["name"], c["meaning"], tuple(tuple(x) for x in c["forall"]),
             expr_from_json(c["lhs"]), c["sense"], expr_from_json(c["rhs"]),
-            tuple(Cond.from_json(w) for w in c.get("where", []))) for c in d["constraints"])
+            tuple(Cond.from_json(w) for w in c.get("where", [])), c.get("role", ""))
+            for c in d["constraints"])
         o = d["objective"]
         return cls(d["family"], d["domain"], d["name"], sets, params, variables, constraints,
                    ObjectiveSpec(o["sense"], expr_from_json(o["expr"]), o.get("description", "")),

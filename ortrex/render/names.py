@@ -151,6 +151,35 @@ def _periods(kind: str, n: int) -> list[str]:
     raise KeyError(kind)
 
 
+@cache
+def _positions(pool: tuple[str, ...]) -> dict[str, int]:
+    return {w: k for k, w in enumerate(pool)}
+
+
+class _Free:
+    """``[w for w in pool if w not in taken]`` without building it (pools hold thousands of
+    names and an instance takes a handful)."""
+
+    def __init__(self, pool: tuple[str, ...], taken: set[str]) -> None:
+        pos = _positions(pool)
+        self.pool = pool
+        self.gone = sorted(pos[w] for w in taken if w in pos)
+
+    def __len__(self) -> int:
+        return len(self.pool) - len(self.gone)
+
+    def __getitem__(self, k: int) -> str:
+        for g in self.gone:  # the k-th name not taken: skip each taken one at or before it
+            if g <= k:
+                k += 1
+            else:
+                break
+        return self.pool[k]
+
+    def __iter__(self):  # type: ignore[no-untyped-def]
+        return (self[k] for k in range(len(self)))
+
+
 def element_names(kind: str, n: int, rng: np.random.Generator,
                   taken: set[str] | None = None) -> tuple[str, ...]:
     """``n`` distinct names of ``kind`` (none already in ``taken``, which is updated)."""
@@ -173,12 +202,18 @@ def element_names(kind: str, n: int, rng: np.random.Generator,
             pool = LISTS["shift"]
         else:
             raise KeyError(f"unknown name kind {kind!r}")
-        free = [w for w in pool if w not in taken]
+        free = _Free(pool, taken)
         order = rng.permutation(len(free)) if kind not in ("shift",) else range(len(free))
-        names = [free[int(k)] for k in order][:n]
-        k = 2
-        while len(names) < n:  # a large set: the pool again, numbered
-            names += [f"{w}{k}" for w in free][: n - len(names)]
+        names = [free[int(k)] for k in order[:n]]  # the first n only: pools hold thousands
+        chosen, k = set(names), 2
+        while len(names) < n:  # a large set (or a spent pool): the pool again, numbered
+            for w in pool:
+                w = f"{w}{k}"
+                if w not in taken and w not in chosen:
+                    names.append(w)
+                    chosen.add(w)
+                    if len(names) == n:
+                        break
             k += 1
     taken.update(names)
     return tuple(names)

@@ -16,6 +16,7 @@ from collections.abc import Callable
 import numpy as np
 
 from ortrex.ir.semantic import Parameter, SemanticModel, VariableFamily
+from ortrex.render.account import devices, settled
 from ortrex.render.data import data_json, dumps_json, number
 from ortrex.render.language import (
     article,
@@ -140,8 +141,15 @@ class Teller:
         if t is None:
             story = str(self.sm.descriptors.get("story", "")).strip()
             return story or f"We have a {self.sm.family.replace('_', ' ')} problem."
+        # A mutation that changed the goal leaves the family's goal words behind ("covered at
+        # the lowest cost" on a profit): only the openings and context that name no goal.
+        own = self.own_goal
+        openings = t.openings if own else tuple(o for o in t.openings if not GOAL_WORDS.search(o))
+        context = t.context if own else tuple(c for c in t.context if not GOAL_WORDS.search(c))
         try:
-            text = self.say(t.openings)
+            if not openings:
+                raise KeyError("every opening names the family's goal")
+            text = self.say(openings)
         except KeyError:  # the model lost what every opening names
             story = str(self.sm.descriptors.get("story", "")).strip()
             text = story or f"We have a {self.sm.family.replace('_', ' ')} problem."
@@ -151,8 +159,8 @@ class Teller:
             frame = self.pick(_INTRODUCTIONS).format(place=place, name=first)
             text = f"{frame} {text}" if frame.endswith((".", "!", ":")) else \
                 frame + lower_first(text, self.proper)
-        if t.context and self.rng.random() < 0.6:
-            text = f"{text} {self.try_say(t.context)}".rstrip()
+        if context and self.rng.random() < 0.6:
+            text = f"{text} {self.try_say(context)}".rstrip()
         if self.rng.random() < 0.35:
             text += " " + self.pick(_BACKGROUND)
         return text
@@ -439,17 +447,14 @@ class Teller:
                     continue  # a rule about what the model no longer has (told by meaning)
                 out.append(said)
                 self.told.update(dict.fromkeys(r.covers, said))
-        devices = set(t.devices if t is not None else ()) | set(
-            self.sm.descriptors.get("devices", []))
+        hidden = devices(self.sm)
         for c in self.sm.constraints:
-            if c.name not in self.told and c.name not in devices:
+            if c.name not in self.told and c.name not in hidden:
                 out.append(self.vary(capital(c.meaning)))
                 self.told[c.name] = out[-1]
-        settled = set(t.settled + t.auxiliaries if t is not None else ()) | set(
-            self.sm.descriptors.get("settled", [])) | set(
-            self.sm.descriptors.get("auxiliaries", []))
+        whole = settled(self.sm)
         for v in self.sm.variables:
-            if v.vtype in ("I", "B") and v.name not in settled:
+            if v.vtype in ("I", "B") and v.name not in whole:
                 out.append(self.integrality(v))
                 self.whole[v.name] = out[-1]
         paired: list[str] = []
@@ -505,23 +510,31 @@ class Teller:
         return wrap(self.pick(_GOAL_WRAPS), text, self.proper) if self.rng.random() < 0.3 \
             else text
 
+    @property
+    def own_goal(self) -> bool:
+        """Whether the objective is still the family's own (no mutation changed it)."""
+        t = self.telling
+        return t is not None and _filled(t.objective, self.sm) == self.sm.objective.description
+
     def _goal(self) -> str:
         t, o = self.telling, self.sm.objective
-        if t is not None and _filled(t.objective, self.sm) == o.description and \
-                self.rng.random() < 0.4:
+        if t is not None and self.own_goal and self.rng.random() < 0.4:
             return self.try_say(t.goals) or self.say(GENERIC_GOALS[o.sense])
         # The generic wording follows the sense (a mutation may have turned it around).
         return self.say(GENERIC_GOALS[o.sense])
 
     def ask(self) -> str:
         t = self.telling
-        own = t.asks if t is not None and _filled(t.objective, self.sm) == \
-            self.sm.objective.description else ()
+        own = t.asks if t is not None and self.own_goal else ()
         # The family's own requests name its decisions and what they achieve (only while the
         # objective is the family's); the generic ones keep variety.
         return (self.try_say(own) if own and self.rng.random() < 0.6 else "") or \
             self.say(GENERIC_ASKS)
 
+
+# Words that state a goal (what is kept low or high), which only the family's own goal may use.
+GOAL_WORDS = re.compile(r"cheap|lowest|\bleast\b|fewest|minimi[sz]|maximi[sz]|greatest|"
+                        r"shortest|as few|as little|as much|\bmost\b|at minimum", re.I)
 
 _CLAUSE_START = re.compile(r"^(?:here|our|we|i|some|each|every|no|at|on|available|this|these)\b",
                            re.I)

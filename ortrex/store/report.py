@@ -19,6 +19,7 @@ import polars as pl
 
 from ortrex import __version__
 from ortrex.store.db import Store
+from ortrex.store.review import operator_review, review_html
 
 STAGES = {
     "generate": "SELECT coalesce(reject_reason, status) AS outcome, count(*) AS n FROM instances "
@@ -40,6 +41,7 @@ class Report:
     html: str
     sections: list[str] = field(default_factory=list)
     seconds: float = 0.0
+    tables: dict[str, pl.DataFrame] = field(default_factory=dict)  # section data, by name
 
 
 def _q(store: Store, sql: str) -> pl.DataFrame:
@@ -63,14 +65,17 @@ def _table(df: pl.DataFrame) -> str:
 
 
 def build_report(store: Store,
-                 references: Mapping[str, Sequence[str]] | None = None) -> Report:
+                 references: Mapping[str, Sequence[str]] | None = None,
+                 review_seed: int = 0) -> Report:
     """Query the store and lay out the page (``references``: corpora of problem statements,
-    by name, the corpus-quality section measures next to the store's)."""
+    by name, the corpus-quality section measures next to the store's; ``review_seed``: the
+    seed of the operator review's sample)."""
     import plotly.graph_objects as go
 
     t0 = time.perf_counter()
     parts: list[tuple[str, str, str]] = []  # (section id, title, body)
     figs: list[tuple[str, str, Any]] = []
+    tables: dict[str, pl.DataFrame] = {}
 
     counts = store.counts()
     parts.append(("counts", "Store contents", _table(pl.DataFrame(
@@ -142,6 +147,13 @@ def build_report(store: Store,
         fig.update_layout(yaxis_title="accepted / verified children", yaxis_range=[0, 1.15])
         figs.append(("operators", "Mutation operators: acceptance rate", fig))
 
+    review = operator_review(store, seed=review_seed)
+    if review.acceptance.height:
+        tables.update({"operator_review": review.acceptance,
+                       "operator_outcomes": review.outcomes,
+                       "operator_samples": review.samples})
+        parts.append(("operator_review", "Operator review", review_html(review)))
+
     lat = _q(store, "SELECT verifier, floor(log10(greatest(runtime_s, 1e-5)) * 5) / 5 AS bin, "
                     "count(*) AS n FROM verifications WHERE runtime_s IS NOT NULL "
                     "GROUP BY ALL ORDER BY ALL")
@@ -175,7 +187,7 @@ def build_report(store: Store,
     page = _PAGE.format(version=__version__, stamp=stamp, path=html.escape(str(store.path)),
                         body="\n".join(body))
     return Report(page, [s for s, _, _ in figs] + [s for s, _, _ in parts],
-                  time.perf_counter() - t0)
+                  time.perf_counter() - t0, tables)
 
 
 def _quality(store: Store, references: Mapping[str, Sequence[str]]) -> tuple[Any, str] | None:
@@ -216,11 +228,12 @@ def _quality(store: Store, references: Mapping[str, Sequence[str]]) -> tuple[Any
 
 
 def write_report(store: Store, output: Path,
-                 references: Mapping[str, Sequence[str]] | None = None) -> Report:
+                 references: Mapping[str, Sequence[str]] | None = None,
+                 review_seed: int = 0) -> Report:
     """Build the report and write it atomically."""
     from ortrex.ir.formats.text import write_atomic
 
-    rep = build_report(store, references)
+    rep = build_report(store, references, review_seed)
     Path(output).parent.mkdir(parents=True, exist_ok=True)
     write_atomic(output, rep.html.encode("utf-8"))
     return rep
@@ -235,6 +248,12 @@ table {{ border-collapse: collapse; font-size: 0.9rem; }}
 td, th {{ border: 1px solid #ddd; padding: 0.25rem 0.6rem; text-align: right; }}
 th {{ background: #f4f6f8; }} td:first-child, th:first-child {{ text-align: left; }}
 .meta {{ color: #666; font-size: 0.85rem; }}
+h3 {{ font-size: 1rem; margin: 1.5rem 0 0.2rem; }} td.left {{ text-align: left; }}
+.sample {{ border-left: 3px solid #dde3ea; padding-left: 0.8rem; margin: 0.8rem 0; }}
+.label {{ font-size: 0.8rem; color: #555; margin: 0.4rem 0 0.1rem; }}
+blockquote.excerpt {{ margin: 0; white-space: pre-wrap; font-size: 0.88rem; }}
+pre.diff {{ margin: 0; background: #f7f8fa; padding: 0.4rem; font-size: 0.82rem;
+           white-space: pre-wrap; }}
 </style></head>
 <body><h1>ortrex corpus report</h1>
 <p class="meta">store {path} &middot; ortrex {version} &middot; {stamp}</p>

@@ -42,8 +42,8 @@ def test_render_verifies_every_document_and_resumes(store: Store) -> None:
         "SELECT verifier, status, count(*) FROM verifications WHERE subject_kind = 'document' "
         "GROUP BY ALL ORDER BY ALL").rows()
     verifiers = {v for v, _, _ in checks}
-    assert {"static", "sandbox", "equivalence", "fidelity", "near_duplicate",
-            "decontamination"} <= verifiers
+    assert {"static", "sandbox", "equivalence", "fidelity", "completeness", "language",
+            "near_duplicate", "decontamination"} <= verifiers
     assert all(st in ("pass", "skipped") for _, st, _ in checks)
     sft = [json.loads(m) for k, m in zip(docs["kind"], docs["messages"], strict=True)
            if k == "sft"]
@@ -99,6 +99,26 @@ def test_recheck_finds_a_tampered_program(store: Store) -> None:
     assert rep.failed == {"sandbox": 1} and rep.changed == 1
     assert store.query("SELECT status, reject_reason FROM documents WHERE id = ?",
                        [did]).row(0) == ("rejected", "sandbox")
+
+
+def test_recheck_finds_a_statement_that_no_longer_tells_a_rule(store: Store) -> None:
+    run_render(store, RenderSpec(forms=("DP",), kinds=("sft",)), decontaminator=None)
+    rows = store.query("SELECT d.id, d.statement, v.details FROM documents d JOIN verifications "
+                       "v ON v.subject_id = d.id AND v.verifier = 'completeness' "
+                       "WHERE v.status = 'pass' ORDER BY d.id").rows()
+    # A rule sentence with no number in it: dropping it leaves fidelity whole.
+    target = next((did, st, key, sentence) for did, st, det in rows
+                  for key, sentence in json.loads(det).get("account", {}).items()
+                  if key != "objective" and not any(ch.isdigit() for ch in sentence)
+                  and sentence[1:] in st)
+    did, statement, key, sentence = target
+    store.conn.execute("UPDATE documents SET statement = ? WHERE id = ?",
+                       [statement.replace(sentence[1:], "", 1), did])
+    rep = recheck_documents(store)
+    assert rep.failed == {"completeness": 1}, rep.failed
+    status, reason, detail = store.query("SELECT status, reject_reason, reject_detail FROM "
+                                         "documents WHERE id = ?", [did]).row(0)
+    assert (status, reason) == ("rejected", "completeness") and repr(key) in detail
 
 
 def test_bad_specs() -> None:

@@ -136,3 +136,27 @@ def test_bullets_and_aligned_formulations_agree_on_quantifiers(family: str) -> N
         assert rf"\forall {q} \\" in aligned, (c.name, q)
         line = next(ln for ln in bullets.splitlines() if ln.startswith(f"- {c.meaning}"))
         assert line.endswith(f"for all ${q}$."), (c.name, line)
+
+
+STALE_MIN = re.compile(r"cheapest|lowest cost|least cost|minimum (?:total )?cost|as few|fewest|"
+                       r"minimi[sz]", re.I)
+
+
+@pytest.mark.parametrize("op", ["cost_to_profit", "objective_minmax"])
+def test_a_changed_goal_is_told_anew(op: str, parents: dict[str, tuple]) -> None:
+    """No stale "at minimum cost" once a mutation has changed the goal: the summary is
+    regenerated from the child's objective, openings and context naming the old goal are
+    passed over."""
+    made = children(op, parents)
+    assert made, op
+    for k, (fam, child) in enumerate(made):
+        verb = "Minimise" if child.objective.sense == "min" else "Maximise"
+        assert child.descriptors["summary"] == f"{verb} the {child.objective.description}."
+        for seed in range(6):
+            layout = SITUATIONS[(k + seed) % len(SITUATIONS)]
+            text = render_statement(child, "DP", layout, seed=seed).text
+            if child.objective.sense == "max":
+                assert not STALE_MIN.search(text), (op, fam, STALE_MIN.search(text))
+        spec = render_statement(child, "DP", "specification:narrative", seed=k).text
+        if child.objective.sense == "max":
+            assert not STALE_MIN.search(spec), (op, fam, STALE_MIN.search(spec))

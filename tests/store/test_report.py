@@ -32,6 +32,7 @@ def test_report_renders_in_headless_chromium(tmp_path: Path) -> None:
     expected = {"family_form", "difficulty", "sizes", "outcomes", "operators", "latency",
                 "quality"}
     assert expected <= set(rep.sections) and "quality_table" in rep.sections
+    assert "operator_review" in rep.sections and rep.tables["operator_review"].height
     # The store's statements measured next to the reference corpus, with the goals.
     table = rep.html.split('<section id="quality_table">', 1)[1].split("</section>", 1)[0]
     assert "distinct-4" in table and "two problems" in table and "&gt;= 0.55" in table

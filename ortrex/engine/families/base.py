@@ -9,6 +9,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
+from ortrex.engine.families.roles import role_of
 from ortrex.ir.expr import Cond, Expr
 from ortrex.ir.semantic import (
     ConstraintFamily,
@@ -54,6 +55,16 @@ class Family:
     summary: ClassVar[str]
     sizes: ClassVar[Mapping[str, Mapping[str, tuple[int, int]]]]
     vocabularies: ClassVar[tuple[Vocabulary, ...]]
+    # A totally unimodular constraint matrix (with integral data) makes every LP vertex
+    # integral: an integral relaxation is then the family's nature, not a trivial instance.
+    totally_unimodular: ClassVar[bool] = False
+
+    def trivial(self, sm: SemanticModel, values: Mapping[str, np.ndarray]) -> str | None:
+        """Why the optimum only attains a trivial bound of ``sm`` (one line), else None.
+
+        ``values`` gives each variable family's optimal values, flat in grounding order.
+        """
+        return None
 
     def sample(self, rng: np.random.Generator, size: str = "small") -> SemanticModel:
         """A random instance of the given size band, framed in a random vocabulary."""
@@ -75,8 +86,11 @@ class Builder:
     """Collects the parts of one instance; descriptions are filled from the vocabulary."""
 
     def __init__(self, family: Family, vocab: Vocabulary, dims: dict[str, int],
-                 size: str, names_rng: np.random.Generator | None = None) -> None:
+                 size: str, names_rng: np.random.Generator | None = None,
+                 set_sizes: Mapping[str, int] | None = None) -> None:
         self.family, self.vocab, self.dims, self.size = family, vocab, dims, size
+        # Sizes that win over the family's own draw (a domain shift keeps the parent's sets).
+        self.set_sizes = dict(set_sizes or {})
         self.names_rng = names_rng if names_rng is not None else np.random.default_rng(0)
         self.taken: set[str] = set()
         self.derived: dict[str, str] = {}
@@ -90,7 +104,7 @@ class Builder:
 
     def set(self, name: str, n: int | None = None, description: str = "") -> IndexSet:
         """Set ``name`` with ``n`` elements (default: the sampled size) labelled by the vocab."""
-        n = self.dims[name] if n is None else n
+        n = self.set_sizes.get(name, self.dims[name] if n is None else n)
         noun, kind = self.vocab.entities[name]
         elements = element_names(name_kind(kind), n, self.names_rng, self.taken)
         s = IndexSet(name, elements, noun, self.vocab.fill(description) if description else noun)
@@ -120,13 +134,14 @@ class Builder:
         """A variable family (a yes/no decision's unit is ``0/1``)."""
         unit = unit or ("0/1" if vtype == "B" else "")
         self.vars.append(VariableFamily(name, dims, vtype, lb, ub, where,
-                                        self.vocab.fill(description), self.vocab.fill(unit)))
+                                        self.vocab.fill(description), self.vocab.fill(unit),
+                                        role_of(self.family.name, name)))
 
     def con(self, name: str, meaning: str, forall: tuple[tuple[str, str], ...], lhs: Expr,
             sense: str, rhs: Expr | float = 0.0, where: tuple[Cond, ...] = ()) -> None:
         """A constraint family with a one-sentence meaning."""
         self.cons.append(ConstraintFamily(name, self.vocab.fill(meaning), forall, lhs, sense,
-                                          rhs, where))
+                                          rhs, where, role_of(self.family.name, name)))
 
     def objective(self, sense: str, expr: Expr, description: str) -> None:
         """The objective."""
@@ -168,6 +183,11 @@ def register(cls: type[Family]) -> type[Family]:
         raise ValueError(f"family {cls.name!r} must define sizes {SIZES}")
     REGISTRY[cls.name] = cls()
     return cls
+
+
+def all_at(values: np.ndarray, upper: np.ndarray | float = 1.0) -> bool:
+    """Whether every value sits at its upper bound (taking everything is a trivial answer)."""
+    return bool(values.size) and bool(np.all(values >= np.asarray(upper) - 0.5))
 
 
 def rounded(values: np.ndarray, digits: int = 2) -> np.ndarray:

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 import numpy as np
 
-from ortrex.engine.families.base import Builder, Family, Vocabulary, register, rounded
+from ortrex.engine.families.base import Builder, Family, Vocabulary, all_at, register, rounded
 from ortrex.ir.expr import Cond, Idx, P, V, total
+from ortrex.ir.semantic import SemanticModel
 
 SET_VOCABS = (
     Vocabulary("public_services", "Emergency coverage",
@@ -26,13 +29,27 @@ SET_VOCABS = (
 )
 
 
-def _membership(rng: np.random.Generator, nU: int, nS: int, per_element: int) -> np.ndarray:
+def _membership(rng: np.random.Generator, nU: int, nS: int, per_element: int,
+                density: float = 0.3) -> np.ndarray:
     """A 0/1 matrix where every element lies in at least ``per_element`` sets."""
-    a = (rng.random((nU, nS)) < 0.3).astype(float)
+    a = (rng.random((nU, nS)) < density).astype(float)
     for u in range(nU):
         missing = per_element - int(a[u].sum())
         if missing > 0:
             a[u, rng.choice(np.flatnonzero(a[u] == 0), size=missing, replace=False)] = 1.0
+    # No set holds every element (one set alone would cover, or block, everything): move an
+    # element of a full set to a set that lacks it (or drop it where it has enough sets).
+    for _ in range(4 * nS):
+        full = np.flatnonzero(a.all(axis=0))
+        if not full.size:
+            break
+        s = int(full[0])
+        u = int(rng.integers(nU))
+        a[u, s] = 0.0
+        lacking = np.flatnonzero(a[u] == 0)
+        lacking = lacking[lacking != s]
+        if a[u].sum() < per_element and lacking.size:
+            a[u, int(rng.choice(lacking))] = 1.0
     return a
 
 
@@ -40,21 +57,32 @@ def _membership(rng: np.random.Generator, nU: int, nS: int, per_element: int) ->
 class SetCover(Family):
     """Weighted set cover."""
 
+    def trivial(self, sm: SemanticModel, values: Mapping[str, np.ndarray]) -> str | None:
+        """One set covers every element."""
+        covers = sm.param_map["covers"].values
+        whole = np.flatnonzero(covers.all(axis=0))
+        if whole.size:
+            return f"one set ({sm.set_map['S'].elements[whole[0]]}) covers every element"
+        return None
+
     name = "set_cover"
     problem_class = "BIP"
     summary = "Pick the cheapest {S}s such that every {U} is covered."
     sizes = {"small": {"U": (5, 9), "S": (5, 9)}, "medium": {"U": (15, 40), "S": (10, 40)},
-             "large": {"U": (60, 200), "S": (50, 300)}}
+             "large": {"U": (25, 45), "S": (20, 40)}}
     vocabularies = SET_VOCABS
 
     def build(self, b: Builder, rng: np.random.Generator) -> None:
         nU, nS = b.dims["U"], b.dims["S"]
         b.set("U")
         b.set("S")
-        a = _membership(rng, nU, nS, 2)
+        # Sparse sets with costs about in proportion to their size: no set is the obvious
+        # bargain, and the LP relaxation is rarely integral (it nearly always was with dense
+        # sets and independent costs).
+        a = _membership(rng, nU, nS, 2, density=0.15)
+        cost = rounded(a.sum(axis=0) * rng.uniform(8, 12, nS) + rng.uniform(0, 5, nS), 0)
         b.param("covers", ("U", "S"), a, "1 if a {S} covers a {U}", "0/1", integer=True)
-        b.param("cost", ("S",), rounded(rng.uniform(5, 50, nS), 0), "cost of each {S}",
-                "{money}")
+        b.param("cost", ("S",), cost, "cost of each {S}", "{money}")
         b.var("y", (("s", "S"),), "1 if {S} s is chosen", vtype="B")
         b.con("covered", "Every {U} is covered by a chosen {S}.", (("u", "U"),),
               total("s", "S", P("covers", "u", "s") * V("y", "s")), ">=", 1.0)
@@ -70,8 +98,12 @@ class SetPacking(Family):
     problem_class = "BIP"
     summary = "Pick {S}s of greatest {benefit} that never share a {U}."
     sizes = {"small": {"U": (5, 9), "S": (5, 9)}, "medium": {"U": (15, 40), "S": (10, 40)},
-             "large": {"U": (60, 200), "S": (50, 300)}}
+             "large": {"U": (25, 45), "S": (20, 40)}}
     vocabularies = SET_VOCABS
+
+    def trivial(self, sm: SemanticModel, values: Mapping[str, np.ndarray]) -> str | None:
+        """Every set chosen: nothing conflicts."""
+        return "every set is chosen: nothing conflicts" if all_at(values["y"]) else None
 
     def build(self, b: Builder, rng: np.random.Generator) -> None:
         nU, nS = b.dims["U"], b.dims["S"]
@@ -79,7 +111,10 @@ class SetPacking(Family):
         b.set("S")
         a = _membership(rng, nU, nS, 2)
         b.param("uses", ("U", "S"), a, "1 if a {S} uses a {U}", "0/1", integer=True)
-        b.param("benefit", ("S",), rounded(rng.uniform(5, 50, nS) + a.sum(axis=0) * 3, 0),
+        # Benefit about in proportion to the elements used (was mostly independent of them,
+        # and the LP relaxation then mostly integral).
+        b.param("benefit", ("S",), rounded(a.sum(axis=0) * rng.uniform(8, 12, nS) +
+                                           rng.uniform(0, 5, nS), 0),
                 "{benefit} of each {S}", "{benefit}")
         b.var("y", (("s", "S"),), "1 if {S} s is chosen", vtype="B")
         b.con("conflict", "No {U} is used by two chosen {S}s.", (("u", "U"),),
@@ -95,7 +130,7 @@ class BinPacking(Family):
     name = "bin_packing"
     problem_class = "BIP"
     summary = "Pack all {I}s into as few {B}s as possible."
-    sizes = {"small": {"I": (4, 6)}, "medium": {"I": (8, 14)}, "large": {"I": (20, 35)}}
+    sizes = {"small": {"I": (4, 6)}, "medium": {"I": (8, 14)}, "large": {"I": (14, 22)}}
     vocabularies = (
         Vocabulary("logistics", "Container loading",
                    "A forwarder packs {I}s into identical {B}s.",
@@ -111,6 +146,11 @@ class BinPacking(Family):
                    {"size": "shelf cm", "org": "bakery", "load": "bake"}),
     )
 
+    def trivial(self, sm: SemanticModel, values: Mapping[str, np.ndarray]) -> str | None:
+        """Every bin offered is used."""
+        y = values["y"]
+        return f"all {y.size} bins offered are used" if all_at(y) else None
+
     def build(self, b: Builder, rng: np.random.Generator) -> None:
         n = b.dims["I"]
         b.set("I")
@@ -125,7 +165,9 @@ class BinPacking(Family):
                     break
             else:
                 loads.append(s)
-        b.set("B", len(loads))
+        # Offer more bins than first-fit decreasing needs: with exactly that many, the answer
+        # is often just "all of them".
+        b.set("B", len(loads) + int(rng.integers(1, max(1, len(loads) // 3) + 2)))
         b.param("size", ("I",), size, "size of each {I}", "{size}", integer=True)
         b.param("capacity", (), cap, "capacity of one {B}", "{size}", integer=True)
         b.var("x", (("i", "I"), ("k", "B")), "1 if {I} i goes into {B} k", vtype="B")

@@ -16,7 +16,7 @@ class UnitCommitment(Family):
     problem_class = "MILP"
     summary = "Commit {G}s in each {T} and set their output to meet demand at least cost."
     sizes = {"small": {"G": (2, 3), "T": (2, 3)}, "medium": {"G": (3, 6), "T": (6, 12)},
-             "large": {"G": (8, 20), "T": (24, 48)}}
+             "large": {"G": (6, 12), "T": (12, 24)}}
     vocabularies = (
         Vocabulary("energy", "Day-ahead dispatch",
                    "A power utility schedules its {G}s for the {T}s of tomorrow.",

@@ -41,17 +41,27 @@ class FacilityUncapacitated(Family):
     name = "facility_location"
     problem_class = "MILP"
     summary = "Open {F}s and assign every {C} to an open one, minimising fixed plus service cost."
-    sizes = {"small": {"F": (2, 4), "C": (4, 6)}, "medium": {"F": (5, 12), "C": (10, 30)},
-             "large": {"F": (15, 30), "C": (40, 60)}}
+    sizes = {"small": {"F": (3, 5), "C": (5, 8)}, "medium": {"F": (5, 12), "C": (10, 30)},
+             "large": {"F": (10, 18), "C": (25, 40)}}
     vocabularies = VOCABS
 
     def build(self, b: Builder, rng: np.random.Generator) -> None:
         b.set("F")
         b.set("C")
         dist, demand = _geometry(b, rng)
-        nF = b.dims["F"]
-        serve = rounded(dist * demand[None, :] * 0.1)
-        b.param("fixed", ("F",), rounded(rng.uniform(200, 800, nF), 0),
+        nF, nC = b.dims["F"], b.dims["C"]
+        # Each customer has two sites within easy reach and the rest far off (road access,
+        # not straight lines): with costs by plain distance the LP relaxation was integral
+        # every time (each customer simply takes its nearest open site).
+        base = float(np.mean(dist * demand[None, :] * 0.1))
+        serve = base * rng.uniform(1.5, 3.0, (nF, nC))
+        for c in range(nC):
+            serve[rng.choice(nF, 2, replace=False), c] = base * rng.uniform(0.2, 0.5, 2)
+        serve = rounded(serve)
+        # Opening a site costs about what serving its share of customers does: neither
+        # opening everything nor a single site is the obvious answer.
+        fixed = rounded(base * nC / nF * rng.uniform(0.5, 1.0, nF), 0)
+        b.param("fixed", ("F",), fixed,
                 "cost of opening each {F}", "{money}")
         b.param("serve", ("F", "C"), serve, "cost of serving a whole {C} from a {F}", "{money}")
         b.var("y", (("f", "F"),), "1 if {F} f is opened", vtype="B")
@@ -74,7 +84,7 @@ class FacilityCapacitated(Family):
     problem_class = "MILP"
     summary = "Open {F}s of limited capacity and split every {C}'s demand among open ones."
     sizes = {"small": {"F": (2, 4), "C": (4, 6)}, "medium": {"F": (5, 10), "C": (10, 25)},
-             "large": {"F": (12, 25), "C": (30, 60)}}
+             "large": {"F": (8, 14), "C": (20, 35)}}
     vocabularies = VOCABS
 
     def build(self, b: Builder, rng: np.random.Generator) -> None:

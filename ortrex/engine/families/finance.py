@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 import numpy as np
 
-from ortrex.engine.families.base import Builder, Family, Vocabulary, register, rounded
+from ortrex.engine.families.base import Builder, Family, Vocabulary, all_at, register, rounded
 from ortrex.ir.expr import Cond, P, V, total
+from ortrex.ir.semantic import SemanticModel
 
 
 @register
@@ -17,7 +20,7 @@ class CapitalBudgeting(Family):
     summary = "Select {J}s of greatest value within yearly budgets, respecting prerequisites."
     sizes = {"small": {"J": (4, 6), "Y": (2, 3), "D": (1, 2)},
              "medium": {"J": (10, 25), "Y": (3, 5), "D": (3, 8)},
-             "large": {"J": (40, 120), "Y": (5, 8), "D": (10, 30)}}
+             "large": {"J": (16, 24), "Y": (4, 6), "D": (6, 12)}}
     vocabularies = (
         Vocabulary("finance", "R&D portfolio",
                    "A company chooses {J}s to fund over the next {Y}s.",
@@ -37,6 +40,11 @@ class CapitalBudgeting(Family):
                     "fund": "fund"}),
     )
 
+    def trivial(self, sm: SemanticModel, values: Mapping[str, np.ndarray]) -> str | None:
+        """Every project funded: the budgets are no limit."""
+        return "every project is funded: the budgets are no limit" if all_at(
+            values["y"]) else None
+
     def build(self, b: Builder, rng: np.random.Generator) -> None:
         nJ, nY, nD = b.dims["J"], b.dims["Y"], b.dims["D"]
         b.set("J")
@@ -50,8 +58,11 @@ class CapitalBudgeting(Family):
         req, dep = zip(*sorted(pairs), strict=True)
         b.set("D", len(pairs))
         b.param("spend", ("J", "Y"), spend, "spending of each {J} in each {Y}", "{money}")
-        b.param("budget", ("Y",), rounded(spend.sum(axis=0) * rng.uniform(0.35, 0.6, nY), 1),
-                "budget of each {Y}", "{money}")
+        # A share of the total (not everything fits), yet at least the dearest project's
+        # spending in that year: each project fits every year's budget on its own.
+        budget = np.maximum(rounded(spend.sum(axis=0) * rng.uniform(0.4, 0.7, nY), 1),
+                            spend.max(axis=0))
+        b.param("budget", ("Y",), budget, "budget of each {Y}", "{money}")
         b.param("value", ("J",), value, "net present value of each {J}", "{money}")
         b.param("required", ("D",), np.array(req, dtype=float), "the {J} that must be funded "
                 "first", "{J} index", integer=True)

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 import numpy as np
 
-from ortrex.engine.families.base import Builder, Family, Vocabulary, register, rounded
+from ortrex.engine.families.base import Builder, Family, Vocabulary, all_at, register, rounded
 from ortrex.ir.expr import P, V, total
+from ortrex.ir.semantic import SemanticModel
 
 VOCABS = (
     Vocabulary("logistics", "Cargo loading",
@@ -34,8 +37,18 @@ def _items(rng: np.random.Generator, n: int) -> tuple[np.ndarray, np.ndarray]:
     return weight, value
 
 
+class _Knapsack(Family):
+    """What the knapsack families share: taking every item is the trivial answer."""
+
+    def trivial(self, sm: SemanticModel, values: Mapping[str, np.ndarray]) -> str | None:
+        """Every item taken (as many copies as there are)."""
+        upper = sm.param_map["copies"].values if "copies" in sm.param_map else 1.0
+        return "every item is taken: the capacity is no limit" if all_at(
+            values["x"], upper) else None
+
+
 @register
-class Knapsack01(Family):
+class Knapsack01(_Knapsack):
     """0-1 knapsack."""
 
     name = "knapsack_01"
@@ -50,7 +63,9 @@ class Knapsack01(Family):
         weight, value = _items(rng, n)
         b.param("weight", ("I",), weight, "{weight} of each {I}", "{weight}", integer=True)
         b.param("value", ("I",), value, "{value} of each {I}", "{money}", integer=True)
-        b.param("capacity", (), np.floor(weight.sum() * rng.uniform(0.3, 0.6)),
+        # Below the total (not everything fits) and above the heaviest item (each can go in).
+        capacity = max(np.floor(weight.sum() * rng.uniform(0.3, 0.6)), weight.max())
+        b.param("capacity", (), capacity,
                 "available {cap_word}", "{weight}", integer=True)
         b.var("x", (("i", "I"),), "1 if {I} i is chosen", vtype="B")
         b.con("capacity_limit", "The chosen {I}s fit the {cap_word}.", (),
@@ -60,7 +75,7 @@ class Knapsack01(Family):
 
 
 @register
-class KnapsackBounded(Family):
+class KnapsackBounded(_Knapsack):
     """Bounded knapsack: several copies of each item."""
 
     name = "knapsack_bounded"
@@ -79,7 +94,8 @@ class KnapsackBounded(Family):
         b.param("value", ("I",), value, "{value} of one copy of each {I}", "{money}",
                 integer=True)
         b.param("copies", ("I",), copies, "copies of each {I} available", "copies", integer=True)
-        b.param("capacity", (), np.floor((weight * copies).sum() * rng.uniform(0.25, 0.5)),
+        capacity = max(np.floor((weight * copies).sum() * rng.uniform(0.25, 0.5)), weight.max())
+        b.param("capacity", (), capacity,
                 "available {cap_word}", "{weight}", integer=True)
         b.var("x", (("i", "I"),), "copies of {I} i taken", vtype="I", ub=P("copies", "i"),
               unit="copies")
@@ -90,14 +106,14 @@ class KnapsackBounded(Family):
 
 
 @register
-class KnapsackMultidim(Family):
+class KnapsackMultidim(_Knapsack):
     """Multi-dimensional 0-1 knapsack."""
 
     name = "knapsack_multidim"
     problem_class = "BIP"
     summary = "Choose {I}s of greatest {value} within several {R} limits at once."
-    sizes = {"small": {"I": (6, 10), "R": (2, 3)}, "medium": {"I": (15, 50), "R": (3, 6)},
-             "large": {"I": (80, 400), "R": (5, 10)}}
+    sizes = {"small": {"I": (6, 10), "R": (2, 3)}, "medium": {"I": (12, 20), "R": (3, 4)},
+             "large": {"I": (20, 35), "R": (4, 5)}}
     vocabularies = VOCABS
 
     def build(self, b: Builder, rng: np.random.Generator) -> None:
@@ -106,7 +122,7 @@ class KnapsackMultidim(Family):
         b.set("R")
         use = rounded(rng.uniform(1, 40, (r, n)), 0)
         value = rounded(use.mean(axis=0) * rng.uniform(0.8, 1.8, n), 0)
-        limit = np.floor(use.sum(axis=1) * rng.uniform(0.3, 0.6, r))
+        limit = np.maximum(np.floor(use.sum(axis=1) * rng.uniform(0.3, 0.6, r)), use.max(axis=1))
         b.param("use", ("R", "I"), use, "use of each {R} by each {I}", "{weight}", integer=True)
         b.param("value", ("I",), value, "{value} of each {I}", "{money}", integer=True)
         b.param("limit", ("R",), limit, "limit of each {R}", "{weight}", integer=True)

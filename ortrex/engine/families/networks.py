@@ -33,15 +33,16 @@ NET_VOCABS = (
 )
 
 
-def random_network(rng: np.random.Generator, n: int, extra: int, acyclic_chain: bool = True
-                   ) -> tuple[np.ndarray, np.ndarray]:
-    """Arcs (tail, head): a chain 0 -> 1 -> ... -> n-1 plus ``extra`` distinct random arcs."""
+def random_network(rng: np.random.Generator, n: int, extra: int, acyclic_chain: bool = True,
+                   direct: bool = True) -> tuple[np.ndarray, np.ndarray]:
+    """Arcs (tail, head): a chain 0 -> 1 -> ... -> n-1 plus ``extra`` distinct random arcs
+    (``direct=False``: never the arc from the first node straight to the last)."""
     arcs = {(k, k + 1) for k in range(n - 1)} if acyclic_chain else set()
     tries = 0
     while len(arcs) < n - 1 + extra and tries < 50 * (extra + 1):
         i, j = (int(v) for v in rng.integers(0, n, 2))
         tries += 1
-        if i != j and i != n - 1 and j != 0:
+        if i != j and i != n - 1 and j != 0 and (direct or (i, j) != (0, n - 1)):
             arcs.add((i, j))
     tail, head = zip(*sorted(arcs), strict=True)
     return np.array(tail, dtype=float), np.array(head, dtype=float)
@@ -72,6 +73,7 @@ class MinCostFlow(Family):
     sizes = {"small": {"N": (5, 7), "extra": (3, 6)}, "medium": {"N": (8, 20), "extra": (10, 40)},
              "large": {"N": (40, 100), "extra": (100, 400)}}
     vocabularies = NET_VOCABS
+    totally_unimodular = True  # node-arc incidence
 
     def build(self, b: Builder, rng: np.random.Generator) -> None:
         n = b.dims["N"]
@@ -107,6 +109,7 @@ class MaxFlow(Family):
     sizes = {"small": {"N": (5, 7), "extra": (3, 6)}, "medium": {"N": (8, 20), "extra": (10, 40)},
              "large": {"N": (40, 100), "extra": (100, 400)}}
     vocabularies = NET_VOCABS
+    totally_unimodular = True  # node-arc incidence
 
     def build(self, b: Builder, rng: np.random.Generator) -> None:
         n = b.dims["N"]
@@ -135,11 +138,13 @@ class ShortestPath(Family):
     sizes = {"small": {"N": (5, 8), "extra": (4, 8)}, "medium": {"N": (10, 30), "extra": (20, 60)},
              "large": {"N": (60, 150), "extra": (200, 600)}}
     vocabularies = NET_VOCABS
+    totally_unimodular = True  # node-arc incidence
 
     def build(self, b: Builder, rng: np.random.Generator) -> None:
         n = b.dims["N"]
         b.set("N")
-        tail, head = random_network(rng, n, b.dims["extra"])
+        # No direct arc from start to end: a one-arc route is a trivial answer.
+        tail, head = random_network(rng, n, b.dims["extra"], direct=False)
         _arcs(b, tail, head)
         supply = np.zeros(n)
         supply[0], supply[-1] = 1.0, -1.0

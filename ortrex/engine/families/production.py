@@ -96,8 +96,8 @@ class LotSizing(Family):
     name = "lot_sizing"
     problem_class = "MILP"
     summary = "Decide in which {T}s to set up for each {P}, and how much to make."
-    sizes = {"small": {"P": (2, 3), "T": (3, 4)}, "medium": {"P": (3, 6), "T": (5, 10)},
-             "large": {"P": (8, 20), "T": (12, 24)}}
+    sizes = {"small": {"P": (2, 3), "T": (3, 4)}, "medium": {"P": (3, 5), "T": (5, 8)},
+             "large": {"P": (4, 5), "T": (7, 10)}}
     vocabularies = VOCABS
 
     def build(self, b: Builder, rng: np.random.Generator) -> None:

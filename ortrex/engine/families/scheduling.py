@@ -15,7 +15,7 @@ class SingleMachine(Family):
     name = "machine_scheduling"
     problem_class = "MILP"
     summary = "Sequence {J}s on one {M}, minimising weighted completion time."
-    sizes = {"small": {"J": (3, 4)}, "medium": {"J": (5, 8)}, "large": {"J": (10, 16)}}
+    sizes = {"small": {"J": (3, 4)}, "medium": {"J": (5, 8)}, "large": {"J": (6, 8)}}
     vocabularies = (
         Vocabulary("manufacturing", "CNC machine",
                    "A workshop sequences {J}s on its single {M}.",
@@ -95,7 +95,9 @@ class ShiftScheduling(Family):
         cover = np.zeros((n, n))
         for s in range(n):
             cover[(s + np.arange(length)) % n, s] = 1.0  # shift s starts in block s (cyclic)
-        need = rounded(rng.uniform(3, 25, n), 0)
+        # A level need with small ups and downs: with needs spread widely the LP relaxation of
+        # this cyclic roster was integral almost always (it still often is).
+        need = float(rng.integers(6, 20)) + rng.integers(0, 3, n).astype(float)
         premium = 1.0 + 0.5 * (rng.random(n) < 0.3)
         b.param("covers", ("T", "S"), cover, "1 if a {S} works in a {T}", "0/1",
                 integer=True)

@@ -11,7 +11,8 @@ from typing import Any
 import numpy as np
 
 from ortrex.ir.expr import Const, Expr, Sum, as_expr, expand
-from ortrex.ir.semantic import Parameter, SemanticModel, VariableFamily
+from ortrex.ir.roles import MODELLERS, PRICEABLE, PROTECTED
+from ortrex.ir.semantic import ConstraintFamily, Parameter, SemanticModel, VariableFamily
 
 NOT_COUNTABLE = re.compile(
     r"share|fraction|percent|%|kw|mw|gbit|hour|tonne|kg|litre|liter|gram|metre|meter|mm|km|"
@@ -44,6 +45,12 @@ def with_changes(sm: SemanticModel, op: str, info: dict[str, Any], **changes: An
     """The child: ``sm`` with ``changes``, its descriptors noting the operator."""
     desc = dict(changes.pop("descriptors", sm.descriptors))
     desc["mutations"] = [*desc.get("mutations", []), op]
+    new = changes.get("objective", sm.objective)
+    if (new.sense, new.description) != (sm.objective.sense, sm.objective.description):
+        # The family's one-line summary states its old goal ("at minimum cost"): the story
+        # is told again from the child's own objective.
+        verb = "Minimise" if new.sense == "min" else "Maximise"
+        desc["summary"] = f"{verb} the {new.description}."
     # What a modeller derives from the data (a big-M, a count) follows the new data.
     return Mutation(replace(sm, descriptors=desc, **changes).rederived(), info)
 
@@ -96,7 +103,49 @@ def decisions(sm: SemanticModel) -> list[VariableFamily]:
     t = TELLINGS.get(sm.family)
     aux = set(t.auxiliaries) if t is not None else set()
     aux |= set(sm.descriptors.get("auxiliaries", []))
-    return [v for v in sm.variables if v.name not in aux and v.unit != "position"]
+    return [v for v in sm.variables if v.name not in aux and v.unit != "position"
+            and v.role not in MODELLERS]
+
+
+def quantities(sm: SemanticModel) -> list[VariableFamily]:
+    """Decided amounts (role ``quantity``): what a cap, a ratio, a charge or an on/off option
+    may apply to; never a selection, an assignment or a relaxed indicator (fractional
+    start-ups). A family no family gave a role counts if it is not binary."""
+    return [v for v in decisions(sm) if v.role == "quantity" or (not v.role and v.vtype != "B")]
+
+
+def objective_at(sm: SemanticModel, values: Mapping[str, np.ndarray]) -> float | None:
+    """The parent's objective at its optimum (``values`` per family), for a linear objective;
+    None when it cannot be evaluated (quadratic, or no solution)."""
+    if not values:
+        return None
+    inst = sm.ground()
+    if inst.has_quadratic_objective:
+        return None
+    pos = {n: k for k, n in enumerate(inst.var_names)}
+    x = np.zeros(inst.num_vars)
+    for v in sm.variables:
+        arr = np.asarray(values.get(v.name, np.nan), dtype=np.float64)
+        for idx in np.ndindex(arr.shape):
+            labels = ",".join(sm.set_map[s].elements[i] for (_, s), i in
+                              zip(v.dims, idx, strict=True))
+            k = pos.get(f"{v.name}[{labels}]" if v.dims else v.name)
+            if k is not None and np.isfinite(arr[idx]):
+                x[k] = arr[idx]
+    return float(inst.obj @ x + inst.obj_constant)
+
+
+def priceable(sm: SemanticModel) -> list[VariableFamily]:
+    """Decisions revenue may be earned on: quantities and selections (never a tour position,
+    an assignment or an indicator)."""
+    return [v for v in decisions(sm) if v.role in PRICEABLE or (not v.role and v.vtype != "B")]
+
+
+def removable(sm: SemanticModel) -> list[ConstraintFamily]:
+    """Rules an operator may drop or soften: not the ones that define the problem
+    (assignment, degree, balance, subtour, linking, definitions); a rule with no role is
+    kept, since nothing says it may go."""
+    return [c for c in sm.constraints if c.role and c.role not in PROTECTED]
 
 
 def countable(v: VariableFamily) -> bool:

@@ -16,7 +16,9 @@ from ortrex.engine.operators.base import (
     fresh_name,
     numeric_params,
     pick,
+    quantities,
     referenced,
+    removable,
     sum_over,
     used_sets,
     with_changes,
@@ -25,6 +27,7 @@ from ortrex.ir.expr import Cond, Idx, P, V, total
 from ortrex.ir.semantic import (
     ConstraintFamily,
     Parameter,
+    SemanticModel,
     VariableFamily,
 )
 from ortrex.render.language import article, capital
@@ -48,8 +51,7 @@ def add_constraint(ctx: Context) -> Mutation:
 
 def _quantity(ctx: Context, min_dims: int = 1) -> tuple[VariableFamily, np.ndarray]:
     sm = ctx.parent
-    cands = [v for v in decisions(sm) if len(v.dims) >= min_dims and v.vtype != "B"
-             and v.name in ctx.values]
+    cands = [v for v in quantities(sm) if len(v.dims) >= min_dims and v.name in ctx.values]
     fam = pick(ctx, cands, f"quantity family with {min_dims}+ indices and a solution")
     return fam, np.nan_to_num(ctx.values[fam.name])
 
@@ -71,7 +73,8 @@ def _budget(ctx: Context) -> Mutation:
     cf = ConstraintFamily(fresh_name(sm, "budget"),
                           f"Summed over the whole plan, the {what} weighted by their {label} "
                           "stay within a budget.", (),
-                          sum_over(fam, P(p.name, *idx) * V(fam.name, *idx)), "<=", P(name))
+                          sum_over(fam, P(p.name, *idx) * V(fam.name, *idx)), "<=", P(name),
+                          role="budget")
     return with_changes(sm, "add_constraint", {"kind": "budget", "on": p.name, "cap": cap},
                  params=(*sm.params, Parameter(name, (), np.array(cap), p.unit,
                                                f"budget on the total {label}")),
@@ -103,7 +106,7 @@ def _marginal(ctx: Context, keep_first: bool) -> Mutation:
     p = Parameter(name, (forall[0][1],), bound, fam.unit, f"{desc} of each "
                   f"{entity(sm, forall[0][1])}")
     cf = ConstraintFamily(fresh_name(sm, f"{name}_limit"), meaning, forall, body, sense,
-                          P(name, oi))
+                          P(name, oi), role="demand" if keep_first else "capacity")
     kind = "minimum_service" if keep_first else "capacity"
     return with_changes(sm, "add_constraint", {"kind": kind, "variable": fam.name},
                         params=(*sm.params, p), constraints=(*sm.constraints, cf))
@@ -128,7 +131,7 @@ def _ratio(ctx: Context) -> Mutation:
         f"No {entity(sm, sj)} takes more than a fixed share of "
         f"{article(entity(sm, si))}'s total.",
         ((i, si), (j, sj)), V(fam.name, i, j) - P(name) * total(jj, sj, V(fam.name, i, jj)),
-        "<=", 0.0)
+        "<=", 0.0, role="ratio")
     return with_changes(sm, "add_constraint", {"kind": "ratio", "variable": fam.name, "share": r},
                  params=(*sm.params, Parameter(name, (), np.array(r), "share",
                                                f"largest share one {entity(sm, sj)} may take of "
@@ -139,7 +142,8 @@ def _ratio(ctx: Context) -> Mutation:
 def _binary_choice(ctx: Context) -> tuple[VariableFamily, str, str]:
     """A one-index binary family over at least two entities: (family, index, set)."""
     sm = ctx.parent
-    fams = [v for v in sm.variables if v.vtype == "B" and len(v.dims) == 1 and not v.where]
+    fams = [v for v in decisions(sm) if v.vtype == "B" and len(v.dims) == 1 and not v.where
+            and v.role in ("selection", "")]
     fam = pick(ctx, fams, "one-index binary family")
     i, s = fam.dims[0]
     if len(sm.set_map[s]) < 2:
@@ -154,7 +158,7 @@ def _either_or(ctx: Context) -> Mutation:
     cf = ConstraintFamily(fresh_name(sm, "either_or"),
                           f"The first and the last {entity(sm, s)} are not both chosen.",
                           ((i, s), (j, s)), V(fam.name, i) + V(fam.name, j), "<=", 1.0,
-                          (Cond("first", i), Cond("last", j)))
+                          (Cond("first", i), Cond("last", j)), role="logic")
     return with_changes(sm, "add_constraint", {"kind": "either_or", "variable": fam.name},
                  constraints=(*sm.constraints, cf))
 
@@ -167,7 +171,7 @@ def _precedence(ctx: Context) -> Mutation:
                           f"{capital(article(entity(sm, s)))} is chosen only if the one before "
                           "it in the list is.",
                           ((i, s),), V(fam.name, i) - V(fam.name, Idx(i) - 1), "<=", 0.0,
-                          (Cond("not_first", i),))
+                          (Cond("not_first", i),), role="logic")
     return with_changes(sm, "add_constraint", {"kind": "precedence", "variable": fam.name},
                         constraints=(*sm.constraints, cf))
 
@@ -179,12 +183,29 @@ _CATALOGUE: dict[str, Callable[[Context], Mutation]] = {
 }
 
 
+# The rules that make a plan do anything: without its only requirement a cost-minimising plan
+# does nothing (a unit commitment without demand), without its only limit a maximising plan
+# is unbounded.
+_DRIVERS = {"min": frozenset({"demand", "covering", "target"}),
+            "max": frozenset({"capacity", "budget", "packing"})}
+
+
+def _sole_driver(sm: SemanticModel, cf: ConstraintFamily) -> bool:
+    """Whether ``cf`` is the only rule of its kind that drives the objective."""
+    drivers = _DRIVERS[sm.objective.sense]
+    return cf.role in drivers and not any(c.role in drivers for c in sm.constraints
+                                          if c.name != cf.name)
+
+
 def remove_constraint(ctx: Context) -> Mutation:
-    """A non-essential constraint family removed (verification rejects an unbounded child)."""
+    """A constraint family that does not define the problem removed (by role: never an
+    assignment, degree, balance, subtour, linking or defining row; verification rejects an
+    unbounded child)."""
     sm = ctx.parent
     if len(sm.constraints) < 2:
         raise NotApplicable("only one constraint family")
-    cf = pick(ctx, list(sm.constraints), "constraint family")
+    cf = pick(ctx, [c for c in removable(sm) if not _sole_driver(sm, c)],
+              "constraint family whose role allows removal")
     # An "Otherwise ..." rule and the "If ..." rule it continues go together.
     names = [c.name for c in sm.constraints]
     k = names.index(cf.name)
@@ -193,6 +214,8 @@ def remove_constraint(ctx: Context) -> Mutation:
         gone_rules.add(names[k - 1])
     if k + 1 < len(names) and sm.constraints[k + 1].meaning.startswith("Otherwise"):
         gone_rules.add(names[k + 1])
+    if gone_rules - {c.name for c in removable(sm)}:
+        raise NotApplicable(f"{cf.name!r} is paired with a rule that defines the problem")
     kept = tuple(c for c in sm.constraints if c.name not in gone_rules)
     if not kept:
         raise NotApplicable("the rule and its pair are the only ones")

@@ -45,11 +45,11 @@ def _transport_facility(ctx: Context, a: SemanticModel, b: SemanticModel) -> Mut
     fixed = np.round(_resample(b.param_map["fixed"].values, n, ctx.rng), 2)
     y, f = fresh_name(a, "open"), fresh_name(a, "open_cost")
     yv = VariableFamily(y, (("s", "S"),), "B", 0.0, 1.0, (),
-                        f"1 if {entity(a, 'S')} s is opened", "0/1")
+                        f"1 if {entity(a, 'S')} s is opened", "0/1", "selection")
     cons = []
     for c in a.constraints:
         if c.name == "supply_limit":
-            c = replace(c, rhs=P("supply", "s") * V(y, "s"),
+            c = replace(c, rhs=P("supply", "s") * V(y, "s"), role="linking",
                         meaning=f"Each {entity(a, 'S')} is either opened, at its fixed cost, "
                                 "or left closed: an open one ships no more than it has, a "
                                 "closed one ships nothing.")
@@ -85,7 +85,7 @@ def _knapsack_resources(ctx: Context, a: SemanticModel, b: SemanticModel) -> Mut
                         b.param_map["limit"].description))
     cf = ConstraintFamily("resource_limit", b.constraints[0].meaning, (("r", "R"),),
                           total("i", "I", P("use", "r", "i") * V("x", "i")), "<=",
-                          P("limit", "r"))
+                          P("limit", "r"), role="capacity")
     desc = {**a.descriptors, "crossover": [a.family, b.family],
             "mutations": [*a.descriptors.get("mutations", []), "crossover"]}
     child = replace(a, sets=sets, params=params, constraints=(*a.constraints, cf),

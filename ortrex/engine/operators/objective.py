@@ -11,15 +11,17 @@ from ortrex.engine.operators.base import (
     Context,
     Mutation,
     NotApplicable,
-    decisions,
     entity,
     fresh_name,
+    objective_at,
     objective_scale,
     pick,
+    priceable,
+    quantities,
     sum_over,
     with_changes,
 )
-from ortrex.ir.expr import Add, Neg, P, Sum, V, expand
+from ortrex.ir.expr import Add, Neg, P, Sum, V, Var, expand
 from ortrex.ir.semantic import (
     ConstraintFamily,
     ObjectiveSpec,
@@ -32,8 +34,8 @@ from ortrex.render.telling import per_unit
 def objective_secondary(ctx: Context) -> Mutation:
     """A weighted secondary term: a per-unit handling charge on one variable family."""
     sm = ctx.parent
-    fam = pick(ctx, [v for v in decisions(sm) if v.dims and v.vtype != "B"] or
-                [v for v in decisions(sm) if v.dims], "indexed variable family")
+    fam = pick(ctx, [v for v in quantities(sm) if v.dims] or
+                [v for v in priceable(sm) if v.dims], "indexed quantity or selection family")
     name = fresh_name(sm, "handling")
     w = float(np.round(objective_scale(sm) * ctx.rng.uniform(0.05, 0.3), 4)) or 0.01
     term = sum_over(fam, P(name) * V(fam.name, *(i for i, _ in fam.dims)))
@@ -57,18 +59,27 @@ def objective_minmax(ctx: Context) -> Mutation:
     if any(len(m.vars) == 2 for m in expand(o.expr)):
         raise NotApplicable("the objective is quadratic")
     s = o.expr
+    # Each term must be an amount of the same kind (a cost or flow per entity), not a count
+    # of yes/no choices: a max-min over selections is 0 whenever one entity is left out.
+    kinds = {v.name: v for v in sm.variables}
+    inside = {e.name for e in s.body.walk() if isinstance(e, Var)}
+    if not inside or any(kinds[n].role not in ("quantity", "") or kinds[n].vtype == "B"
+                         for n in inside):
+        raise NotApplicable("the objective's terms are not comparable quantities")
     z = fresh_name(sm, "worst")
     con = fresh_name(sm, "worst_term")
     noun = entity(sm, s.over)
     if o.sense == "min":
         cf = ConstraintFamily(con, f"No {noun} contributes more than the worst case.",
-                              ((s.index, s.over),), s.body - V(z), "<=", 0.0)
+                              ((s.index, s.over),), s.body - V(z), "<=", 0.0,
+                              role="definition")
         desc = f"largest {o.description} of any {noun}"
     else:
         cf = ConstraintFamily(con, f"Every {noun} contributes at least the worst case.",
-                              ((s.index, s.over),), s.body - V(z), ">=", 0.0)
+                              ((s.index, s.over),), s.body - V(z), ">=", 0.0,
+                              role="definition")
         desc = f"smallest {o.description} of any {noun}"
-    zv = VariableFamily(z, (), "C", -math.inf, math.inf, (), f"the {desc}")
+    zv = VariableFamily(z, (), "C", -math.inf, math.inf, (), f"the {desc}", role="auxiliary")
     # The worst-case rows and their bound are how a modeller linearises the objective: never
     # told, never priced or made whole by a later mutation.
     devices = [*sm.descriptors.get("devices", []), con]
@@ -80,17 +91,28 @@ def objective_minmax(ctx: Context) -> Mutation:
 
 
 def cost_to_profit(ctx: Context) -> Mutation:
-    """A cost-minimising model becomes profit-maximising: revenue per unit minus the costs."""
+    """A cost-minimising model becomes profit-maximising: revenue per unit sold minus the
+    costs. Only a cost in money becomes a profit (not a count of bins, not a variance), and the
+    prices are sized so that the parent's own plan makes money."""
     sm = ctx.parent
     o = sm.objective
     if o.sense != "min":
         raise NotApplicable("the objective is not a cost to minimise")
-    fam = pick(ctx, [v for v in decisions(sm) if v.dims and v.vtype != "B"],
-                "quantity variable family")
+    money = str(dict(sm.descriptors.get("words") or {}).get("money", ""))
+    if not money or money not in o.description:
+        raise NotApplicable(f"the objective ({o.description}) is not a cost in money")
+    # Revenue is earned on what is sold or chosen, never on a position or an indicator.
+    fam = pick(ctx, [v for v in priceable(sm) if v.dims], "quantity or selection family")
     shape = tuple(len(sm.set_map[s]) for _, s in fam.dims)
-    base = objective_scale(sm)
     name = fresh_name(sm, "price")
-    price = np.round(base * ctx.rng.uniform(1.2, 2.5, shape), 2)
+    sold = np.nan_to_num(np.asarray(ctx.values.get(fam.name, np.nan), dtype=np.float64))
+    cost = objective_at(sm, ctx.values)
+    if cost is not None and cost > 0 and sold.sum() > 0:
+        # At these prices the parent's plan earns 1.3-1.8 times its cost: a profit exists.
+        unit = cost * ctx.rng.uniform(1.3, 1.8) / float(sold.sum())
+        price = np.round(unit * ctx.rng.uniform(0.85, 1.15, shape), 2)
+    else:
+        price = np.round(objective_scale(sm) * ctx.rng.uniform(1.2, 2.5, shape), 2)
     idx = [i for i, _ in fam.dims]
     p = Parameter(name, tuple(s for _, s in fam.dims), price, "",
                   f"revenue {per_unit(sm, fam.description, fam.unit, fam.dims)}")

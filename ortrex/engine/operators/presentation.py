@@ -8,7 +8,7 @@ from dataclasses import replace
 import numpy as np
 
 from ortrex.engine.families import REGISTRY
-from ortrex.engine.families.base import Builder
+from ortrex.engine.families.base import Builder, Family, Vocabulary
 from ortrex.engine.operators.base import (
     Context,
     Mutation,
@@ -29,9 +29,13 @@ def domain_shift(ctx: Context) -> Mutation:
     others = [v for v in fam.vocabularies if v.domain != sm.domain]
     vocab = pick(ctx, others, "other domain")
     dims = dict(sm.descriptors.get("dims", {}))
-    b = Builder(fam, vocab, dims, str(sm.descriptors.get("size", "small")))
-    fam.build(b, np.random.default_rng(0))  # structure and wording; the data comes from sm
-    tmpl = b.model
+    sizes = {s.name: len(s) for s in sm.sets}
+    try:  # the parent's set sizes (a family may size a set by its own draw: bins offered)
+        tmpl = _template(fam, vocab, dims, sm, sizes)
+    except ValueError:  # data drawn to the family's own size (arcs of a network)
+        tmpl = _template(fam, vocab, dims, sm, {})
+    if {s.name: len(s) for s in tmpl.sets} != sizes:
+        raise NotApplicable("the family's sets depend on its random draw")
     for p in tmpl.params:
         mine = sm.param_map.get(p.name)
         if mine is None or mine.values.shape != p.values.shape:
@@ -46,6 +50,14 @@ def domain_shift(ctx: Context) -> Mutation:
                 summary=tmpl.descriptors["summary"], entities=tmpl.descriptors["entities"])
     child = replace(tmpl, params=params, descriptors=desc)
     return Mutation(child, {"from": sm.domain, "to": vocab.domain})
+
+
+def _template(fam: Family, vocab: Vocabulary, dims: dict[str, int], sm: SemanticModel,
+              sizes: dict[str, int]) -> SemanticModel:
+    """The family's model in ``vocab``: structure and wording (the data comes from ``sm``)."""
+    b = Builder(fam, vocab, dims, str(sm.descriptors.get("size", "small")), set_sizes=sizes)
+    fam.build(b, np.random.default_rng(0))
+    return b.model
 
 
 def _shape(sm: SemanticModel) -> tuple[object, ...]:

@@ -18,6 +18,8 @@ from ortrex.engine.operators.base import (
     fresh_name,
     objective_scale,
     pick,
+    quantities,
+    removable,
     sum_over,
     with_changes,
 )
@@ -33,7 +35,7 @@ from ortrex.render.telling import plain
 def integer_quantities(ctx: Context) -> Mutation:
     """A continuous family of countable things becomes integer."""
     sm = ctx.parent
-    fam = pick(ctx, [v for v in decisions(sm) if countable(v)], "countable continuous family")
+    fam = pick(ctx, [v for v in quantities(sm) if countable(v)], "countable continuous family")
     new = replace(fam, vtype="I")
     return with_changes(sm, "integer_quantities", {"variable": fam.name},
                  variables=tuple(new if v.name == fam.name else v for v in sm.variables))
@@ -42,8 +44,7 @@ def integer_quantities(ctx: Context) -> Mutation:
 def on_off_binaries(ctx: Context) -> Mutation:
     """An on/off binary per entry of a quantity family, linked by big-M, with a fixed cost."""
     sm = ctx.parent
-    cands = [v for v in decisions(sm) if v.dims and v.vtype != "B"]
-    fam = pick(ctx, cands, "quantity variable family")
+    fam = pick(ctx, [v for v in quantities(sm) if v.dims], "quantity variable family")
     shape = tuple(len(sm.set_map[s]) for _, s in fam.dims)
     vals = ctx.values.get(fam.name)
     if isinstance(fam.ub, (int, float)) and math.isfinite(fam.ub):
@@ -67,13 +68,13 @@ def on_off_binaries(ctx: Context) -> Mutation:
     yv = VariableFamily(y, fam.dims, "B", 0.0, 1.0, fam.where,
                         "1 if the option for " + " and ".join(
                             f"{entity(sm, s)} {i}" for i, s in fam.dims) + " is switched on",
-                        "0/1")
+                        "0/1", "indicator")
     link = ConstraintFamily(fresh_name(sm, f"{fam.name}_on_off"),
                             f"Each {ents} has an option that is either switched on, at its "
                             f"fixed cost, or off; {what} can only be positive where it is on, "
                             "and then no more than the option can take.",
                             fam.dims, V(fam.name, *idx) - P(m, *idx) * V(y, *idx), "<=", 0.0,
-                            fam.where)
+                            fam.where, "linking")
     o = sm.objective
     term = sum_over(fam, P(f, *idx) * V(y, *idx))
     expr = Add((o.expr, term)) if o.sense == "min" else Add((o.expr, Neg(term)))
@@ -91,9 +92,11 @@ def slack_penalty(ctx: Context) -> Mutation:
     """A hard inequality family becomes soft: a slack variable per row at a penalty."""
     sm = ctx.parent
     mine = {v.name for v in decisions(sm)}  # a rule on a modeller's device is no business rule
-    cf = pick(ctx, [c for c in sm.constraints if c.sense in ("<=", ">=") and c.forall
+    # Only a business rule may be broken at a price: never an assignment, a balance, a link
+    # or a subtour row (a "soft" tour is no tour).
+    cf = pick(ctx, [c for c in removable(sm) if c.sense in ("<=", ">=") and c.forall
                     and {e.name for e in c.lhs.walk() if isinstance(e, Var)} <= mine],
-               "indexed inequality family")
+               "indexed inequality family whose role allows a penalty")
     s, pen = fresh_name(sm, f"{cf.name}_slack"), fresh_name(sm, "penalty")
     idx = [i for i, _ in cf.forall]
     rule = cf.meaning.rstrip(".")
@@ -101,7 +104,8 @@ def slack_penalty(ctx: Context) -> Mutation:
     rule = rule if len(first) > 1 and first.isupper() else rule[:1].lower() + rule[1:]
     gap = "falls short of" if cf.sense == ">=" else "goes beyond"
     sv = VariableFamily(s, cf.forall, "C", 0.0, math.inf, cf.where,
-                        f"amount by which the plan {gap} the rule that {rule}")
+                        f"amount by which the plan {gap} the rule that {rule}", "",
+                        "auxiliary")
     lhs = cf.lhs + V(s, *idx) if cf.sense == ">=" else cf.lhs - V(s, *idx)
     new = replace(cf, lhs=lhs, meaning=cf.meaning.rstrip(".") + ", or a penalty is paid.")
     value = float(np.round(objective_scale(sm) * ctx.rng.uniform(5, 20), 2))
