@@ -123,7 +123,12 @@ def triviality_filter(model: CanonicalModel, semantic: SemanticModel, x: np.ndar
         detail = family.trivial(semantic, values)
         if detail:
             return Rejection("trivial", detail)
-    if relaxation_integral and not (family is not None and family.totally_unimodular):
+    natural = family is not None and bool(family.natural_integrality)
+    # A small instance is a textbook exercise, where an integral relaxation is common and
+    # harmless (NL4OPT-sized problems); from medium on it means the integer part teaches
+    # nothing. Small ones keep the ``lp_relaxation_integral`` flag.
+    small = semantic.descriptors.get("size", "small") == "small"
+    if relaxation_integral and not natural and not small:
         return Rejection("trivial", "the LP relaxation is integral and attains the optimum")
     return None
 

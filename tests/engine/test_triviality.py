@@ -74,13 +74,19 @@ def test_set_cover_one_set_covering_everything_is_trivial() -> None:
 def test_an_integral_relaxation_is_trivial_unless_the_family_is_unimodular() -> None:
     # A path of three elements (no odd cycle): the LP relaxation picks the middle set whole.
     path = np.array([[1, 0, 0], [1, 1, 0], [0, 1, 1]], dtype=float)
-    sm = set_cover(path, np.array([10.0, 10.0, 30.0]))
+    small = set_cover(path, np.array([10.0, 10.0, 30.0]))
+    # At the small size (a textbook exercise) it is only flagged...
+    out = verify(small.ground(), small)
+    assert "lp_relaxation_integral" in out.flags and out.accepted, out.rejection
+    # ... from medium on it is rejected.
+    sm = dataclasses.replace(small, descriptors={**small.descriptors, "size": "medium"})
     out = verify(sm.ground(), sm)
     assert "lp_relaxation_integral" in out.flags
     assert not out.accepted and out.rejection.reason == "trivial"
     assert "LP relaxation is integral" in out.rejection.detail
     # The same integral relaxation in an assignment (totally unimodular) is its nature.
-    assert REGISTRY["assignment"].totally_unimodular
+    assert REGISTRY["assignment"].natural_integrality.startswith("totally unimodular")
+    assert not REGISTRY["set_cover"].natural_integrality
     sm = REGISTRY["assignment"].sample(task_seed(0, 1), "small")
     out = verify(sm.ground(), sm)
     assert "lp_relaxation_integral" in out.flags and out.accepted, out.rejection
@@ -89,7 +95,8 @@ def test_an_integral_relaxation_is_trivial_unless_the_family_is_unimodular() -> 
     x[:2] = 1.0
     model = sm.ground()
     assert triviality_filter(model, sm, x, relaxation_integral=True) is None
-    renamed = dataclasses.replace(sm, family="unknown_family")
+    renamed = dataclasses.replace(sm, family="unknown_family",
+                                  descriptors={**sm.descriptors, "size": "large"})
     rej = triviality_filter(model, renamed, x, relaxation_integral=True)
     assert rej is not None and rej.reason == "trivial"
 

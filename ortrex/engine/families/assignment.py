@@ -17,7 +17,7 @@ class Assignment(Family):
     summary = "Assign each {T} to exactly one {W} at minimum total cost."
     sizes = {"small": {"T": (3, 5), "extra": (0, 2)}, "medium": {"T": (6, 15), "extra": (0, 5)},
              "large": {"T": (20, 40), "extra": (0, 8)}}
-    totally_unimodular = True  # bipartite incidence matrix
+    natural_integrality = "totally unimodular: a bipartite incidence matrix"
     vocabularies = (
         Vocabulary("workforce", "Job allocation",
                    "A contractor gives each {T} to one {W}; a {W} takes at most one {T}.",

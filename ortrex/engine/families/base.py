@@ -55,9 +55,10 @@ class Family:
     summary: ClassVar[str]
     sizes: ClassVar[Mapping[str, Mapping[str, tuple[int, int]]]]
     vocabularies: ClassVar[tuple[Vocabulary, ...]]
-    # A totally unimodular constraint matrix (with integral data) makes every LP vertex
-    # integral: an integral relaxation is then the family's nature, not a trivial instance.
-    totally_unimodular: ClassVar[bool] = False
+    # Why an integral LP relaxation is this family's nature rather than an easy draw ("" when
+    # it is not): a totally unimodular matrix with integral data makes every LP vertex
+    # integral (bipartite or node-arc incidence), and cyclic consecutive-ones rows mostly do.
+    natural_integrality: ClassVar[str] = ""
 
     def trivial(self, sm: SemanticModel, values: Mapping[str, np.ndarray]) -> str | None:
         """Why the optimum only attains a trivial bound of ``sm`` (one line), else None.

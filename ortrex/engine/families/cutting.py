@@ -37,7 +37,7 @@ class CuttingStock(Family):
     problem_class = "MILP"
     summary = "Cut standard {R} stock with patterns to meet orders for {I}s, using the fewest."
     sizes = {"small": {"I": (2, 3), "extra": (1, 3)}, "medium": {"I": (4, 8), "extra": (5, 15)},
-             "large": {"I": (10, 20), "extra": (30, 80)}}
+             "large": {"I": (8, 14), "extra": (20, 50)}}
     vocabularies = (
         Vocabulary("manufacturing", "Paper mill",
                    "A paper mill cuts jumbo {R}s into narrower {I}s ordered by customers.",

@@ -15,8 +15,8 @@ class UnitCommitment(Family):
     name = "unit_commitment"
     problem_class = "MILP"
     summary = "Commit {G}s in each {T} and set their output to meet demand at least cost."
-    sizes = {"small": {"G": (2, 3), "T": (2, 3)}, "medium": {"G": (3, 6), "T": (6, 12)},
-             "large": {"G": (6, 12), "T": (12, 24)}}
+    sizes = {"small": {"G": (2, 3), "T": (2, 3)}, "medium": {"G": (3, 5), "T": (4, 8)},
+             "large": {"G": (4, 8), "T": (8, 12)}}
     vocabularies = (
         Vocabulary("energy", "Day-ahead dispatch",
                    "A power utility schedules its {G}s for the {T}s of tomorrow.",

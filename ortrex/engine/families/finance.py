@@ -19,8 +19,8 @@ class CapitalBudgeting(Family):
     problem_class = "BIP"
     summary = "Select {J}s of greatest value within yearly budgets, respecting prerequisites."
     sizes = {"small": {"J": (4, 6), "Y": (2, 3), "D": (1, 2)},
-             "medium": {"J": (10, 25), "Y": (3, 5), "D": (3, 8)},
-             "large": {"J": (16, 24), "Y": (4, 6), "D": (6, 12)}}
+             "medium": {"J": (8, 12), "Y": (2, 4), "D": (2, 5)},
+             "large": {"J": (12, 16), "Y": (3, 4), "D": (4, 8)}}
     vocabularies = (
         Vocabulary("finance", "R&D portfolio",
                    "A company chooses {J}s to fund over the next {Y}s.",

@@ -54,7 +54,7 @@ class Knapsack01(_Knapsack):
     name = "knapsack_01"
     problem_class = "BIP"
     summary = "Choose {I}s of greatest total {value} whose total {weight} fits the capacity."
-    sizes = {"small": {"I": (6, 12)}, "medium": {"I": (15, 60)}, "large": {"I": (100, 800)}}
+    sizes = {"small": {"I": (6, 12)}, "medium": {"I": (15, 40)}, "large": {"I": (60, 200)}}
     vocabularies = VOCABS
 
     def build(self, b: Builder, rng: np.random.Generator) -> None:
@@ -81,7 +81,7 @@ class KnapsackBounded(_Knapsack):
     name = "knapsack_bounded"
     problem_class = "MILP"
     summary = "Choose how many copies of each {I} to take, within the capacity."
-    sizes = {"small": {"I": (4, 8)}, "medium": {"I": (10, 40)}, "large": {"I": (80, 500)}}
+    sizes = {"small": {"I": (4, 8)}, "medium": {"I": (10, 30)}, "large": {"I": (50, 200)}}
     vocabularies = VOCABS
 
     def build(self, b: Builder, rng: np.random.Generator) -> None:
@@ -112,8 +112,8 @@ class KnapsackMultidim(_Knapsack):
     name = "knapsack_multidim"
     problem_class = "BIP"
     summary = "Choose {I}s of greatest {value} within several {R} limits at once."
-    sizes = {"small": {"I": (6, 10), "R": (2, 3)}, "medium": {"I": (12, 20), "R": (3, 4)},
-             "large": {"I": (20, 35), "R": (4, 5)}}
+    sizes = {"small": {"I": (6, 10), "R": (2, 3)}, "medium": {"I": (10, 15), "R": (2, 3)},
+             "large": {"I": (15, 22), "R": (3, 4)}}
     vocabularies = VOCABS
 
     def build(self, b: Builder, rng: np.random.Generator) -> None:

@@ -97,7 +97,7 @@ class LotSizing(Family):
     problem_class = "MILP"
     summary = "Decide in which {T}s to set up for each {P}, and how much to make."
     sizes = {"small": {"P": (2, 3), "T": (3, 4)}, "medium": {"P": (3, 5), "T": (5, 8)},
-             "large": {"P": (4, 5), "T": (7, 10)}}
+             "large": {"P": (3, 4), "T": (6, 8)}}
     vocabularies = VOCABS
 
     def build(self, b: Builder, rng: np.random.Generator) -> None:

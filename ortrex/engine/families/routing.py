@@ -15,7 +15,7 @@ class TSP(Family):
     name = "tsp_mtz"
     problem_class = "MILP"
     summary = "Visit every {N} once in a closed tour of least {measure}, starting at the first."
-    sizes = {"small": {"N": (4, 5)}, "medium": {"N": (6, 7)}, "large": {"N": (8, 10)}}
+    sizes = {"small": {"N": (4, 5)}, "medium": {"N": (5, 6)}, "large": {"N": (7, 8)}}
     vocabularies = (
         Vocabulary("logistics", "Delivery round",
                    "A van leaves the depot, visits every {N} once and returns.",

@@ -15,7 +15,7 @@ class SingleMachine(Family):
     name = "machine_scheduling"
     problem_class = "MILP"
     summary = "Sequence {J}s on one {M}, minimising weighted completion time."
-    sizes = {"small": {"J": (3, 4)}, "medium": {"J": (5, 8)}, "large": {"J": (6, 8)}}
+    sizes = {"small": {"J": (3, 4)}, "medium": {"J": (5, 6)}, "large": {"J": (6, 7)}}
     vocabularies = (
         Vocabulary("manufacturing", "CNC machine",
                    "A workshop sequences {J}s on its single {M}.",
@@ -69,6 +69,10 @@ class ShiftScheduling(Family):
     problem_class = "MILP"
     summary = "Choose how many staff start each {S} so that every {T} is covered."
     sizes = {"small": {"T": (4, 6)}, "medium": {"T": (8, 12)}, "large": {"T": (24, 48)}}
+    # Measured: over 200 draws per band, 75-95% of these rosters have an integral relaxation
+    # whatever the needs (level, peaked, wide) or a second, shorter shift type.
+    natural_integrality = ("cyclic consecutive-ones rows: the relaxation of a cyclic roster "
+                           "is integral for most needs")
     vocabularies = (
         Vocabulary("healthcare", "Emergency department",
                    "An emergency department staffs nurses; a {S} covers consecutive {T}s.",

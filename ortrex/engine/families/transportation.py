@@ -17,7 +17,7 @@ class Transportation(Family):
     summary = "Ship goods from {S} sites to {D} sites at minimum cost."
     sizes = {"small": {"S": (2, 4), "D": (3, 6)}, "medium": {"S": (4, 10), "D": (6, 20)},
              "large": {"S": (15, 30), "D": (30, 60)}}
-    totally_unimodular = True  # bipartite incidence matrix
+    natural_integrality = "totally unimodular: a bipartite incidence matrix"
     vocabularies = (
         Vocabulary("logistics", "Regional distribution",
                    "A retailer ships {goods} from its {S}s to its {D}s each week.",
