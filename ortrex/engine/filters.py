@@ -107,13 +107,11 @@ class FamilyValues(dict[str, np.ndarray]):
 
 def triviality_filter(model: CanonicalModel, semantic: SemanticModel, x: np.ndarray,
                       relaxation_integral: bool = False) -> Rejection | None:
-    """An optimum that only attains a trivial bound: no or one nonzero decision, the family's own
+    """An optimum that only attains a trivial bound: one nonzero decision, the family's own
     trivial bound (all bins used, every item taken, one set covering all...), or an LP
     relaxation that is already integral at the optimum, unless the family is totally
     unimodular (where that is its nature)."""
     nonzero = np.flatnonzero(np.abs(x) > 1e-9)
-    if nonzero.size == 0:
-        return Rejection("trivial", "every decision is 0 at the optimum: doing nothing is best")
     if nonzero.size == 1 and model.num_vars > 1:
         return Rejection("trivial", f"a single decision ({model.var_names[nonzero[0]]}) "
                          "attains the optimum")
