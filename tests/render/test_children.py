@@ -160,3 +160,30 @@ def test_a_changed_goal_is_told_anew(op: str, parents: dict[str, tuple]) -> None
         spec = render_statement(child, "DP", "specification:narrative", seed=k).text
         if child.objective.sense == "max":
             assert not STALE_MIN.search(spec), (op, fam, STALE_MIN.search(spec))
+
+
+# Goal words that contradict a sense: a maximisation never asks for the lowest anything, a
+# minimisation never for the most (statement openings, context, goals and requests alike).
+_AGAINST = {"max": re.compile(r"cheapest|lowest|(?<!at )\bleast\b|fewest|minimi[sz]|as few|"
+                              r"as little|at minimum", re.I),
+            "min": re.compile(r"maximi[sz]|greatest|as much as|(?<!at )\bmost\b", re.I)}
+
+
+@pytest.mark.parametrize("op", ["cost_to_profit", "objective_minmax"])
+def test_a_changed_goal_is_told_anew_in_its_own_sense(op: str,
+                                                      parents: dict[str, tuple]) -> None:
+    made = children(op, parents)
+    assert len({fam for fam, _ in made}) >= 2, op
+    for k, (fam, child) in enumerate(made):
+        sense = child.objective.sense
+        verb = "Minimise" if sense == "min" else "Maximise"
+        assert child.descriptors["summary"] == f"{verb} the {child.objective.description}."
+        for form in FORMS:
+            for layout in SITUATIONS:
+                text = render_statement(child, form, layout, seed=k).text
+                # The story and the request: the first and last paragraphs (data labels such
+                # as "lowest average" are facts, not goals).
+                paras = [p for p in text.split("\n\n") if p.strip()]
+                bad = _AGAINST[sense].search(paras[0] + "\n" + paras[-1])
+                assert bad is None, f"{op} on {fam} ({form}, {layout}) says {bad.group()!r} " \
+                                    f"on a {sense}imisation:\n{text}"

@@ -114,7 +114,10 @@ def cost_to_profit(ctx: Context) -> Mutation:
     else:
         price = np.round(objective_scale(sm) * ctx.rng.uniform(1.2, 2.5, shape), 2)
     idx = [i for i, _ in fam.dims]
-    p = Parameter(name, tuple(s for _, s in fam.dims), price, "",
+    # The price is money per unit of what is sold (a selection's unit is the choice itself).
+    unit = money if fam.vtype == "B" or not fam.unit or fam.unit == "0/1" else \
+        f"{money} per {fam.unit}"
+    p = Parameter(name, tuple(s for _, s in fam.dims), price, unit,
                   f"revenue {per_unit(sm, fam.description, fam.unit, fam.dims)}")
     expr = Add((sum_over(fam, P(name, *idx) * V(fam.name, *idx)), Neg(o.expr)))
     return with_changes(sm, "cost_to_profit", {"variable": fam.name},
