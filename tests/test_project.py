@@ -10,16 +10,18 @@ ROOT = Path(__file__).resolve().parents[1]
 
 # Which ortrex subpackages each layer may import (DESIGN.md: data flows one way).
 ALLOWED = {
+    # jobs: the job layer, a leaf every layer may use (executors, driver, failures).
+    "jobs": {"jobs"},
     "ir": {"ir"},
     # paths: a leaf that only says where the shared data lives (the sandbox hides it).
-    "verifiers": {"ir", "verifiers", "paths"},
+    "verifiers": {"ir", "verifiers", "paths", "jobs"},
     "render": {"ir", "render"},
     "store": {"ir", "store"},
-    "engine": {"ir", "verifiers", "render", "store", "engine", "paths"},
-    "export": {"ir", "store", "export"},
+    "engine": {"ir", "verifiers", "render", "store", "engine", "paths", "jobs"},
+    "export": {"ir", "store", "export", "jobs"},
     "kernels": {"kernels"},
     "trainers": {"trainers", "kernels", "export"},
-    "evaluation": {"ir", "verifiers", "store", "evaluation", "paths"},
+    "evaluation": {"ir", "verifiers", "store", "evaluation", "paths", "jobs"},
 }
 
 

@@ -45,8 +45,8 @@ def _user_errors() -> tuple[type[BaseException], ...]:
 
     errors: list[type[BaseException]] = [ModelFileError, UnsupportedModelError, StoreError,
                                          UsageError]
-    if "ortrex.engine.jobs" in sys.modules:
-        errors.append(sys.modules["ortrex.engine.jobs"].JobError)
+    if "ortrex.jobs.executors" in sys.modules:
+        errors.append(sys.modules["ortrex.jobs.executors"].JobError)
     if "ortrex.export.errors" in sys.modules:
         errors.append(sys.modules["ortrex.export.errors"].ExportError)
     if "ortrex.engine.seeds" in sys.modules:
@@ -102,20 +102,47 @@ from ortrex.cli import (  # noqa: E402, F401
     store_cmds,
 )
 
+INTERRUPTED = "interrupted; run the same command to continue"
+
+
+def _on_signal(signum: int, frame: object) -> None:
+    """The first Ctrl-C or SIGTERM stops the command where it is (jobs commit what is finished
+    and stop their workers); later ones are ignored while that clean-up, which is bounded in
+    time, runs."""
+    import signal
+
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)
+    from ortrex.jobs.driver import Interrupted
+
+    raise Interrupted(INTERRUPTED)
+
 
 def main(argv: list[str] | None = None) -> int:
-    """Entry point: user errors print one line and exit 2; ``--debug`` shows tracebacks."""
+    """Entry point: user errors print one line and exit 2; ``--debug`` shows tracebacks;
+    Ctrl-C prints one line and exits 130."""
+    import signal
+
     args = sys.argv[1:] if argv is None else argv
     debug = "--debug" in args or os.environ.get("ORTREX_DEBUG") == "1"
+    # Raised as our own exception, not KeyboardInterrupt: click would swallow that into a
+    # blank line (and typer's exit code), the message never printed.
+    signal.signal(signal.SIGINT, _on_signal)
+    signal.signal(signal.SIGTERM, _on_signal)
     try:
         # Standalone mode: typer reports usage errors itself (exit 2) and exits via SystemExit.
         app(args=args, prog_name="ortrex")
     except SystemExit as exc:
         return exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
     except KeyboardInterrupt:
-        print("interrupted", file=sys.stderr)
+        print(INTERRUPTED, file=sys.stderr)
         return 130
     except Exception as exc:
+        from ortrex.jobs.driver import Interrupted
+
+        if isinstance(exc, Interrupted):
+            print(INTERRUPTED, file=sys.stderr)
+            return 130
         if debug:
             raise
         if isinstance(exc, _user_errors()):

@@ -15,14 +15,14 @@ import json
 import time
 import zlib
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
 import numpy as np
 
 from ortrex import __version__
-from ortrex.engine.jobs import Executor, JobError, make_executor
+from ortrex.engine.runs import failure_row, finish_run, start_run
 from ortrex.engine.verify_doc import (
     Check,
     check_row,
@@ -33,6 +33,7 @@ from ortrex.engine.verify_doc import (
 )
 from ortrex.ir.canonical import CanonicalModel
 from ortrex.ir.semantic import SemanticModel
+from ortrex.jobs import Executor, JobError, TaskFailure, drive, make_executor
 from ortrex.render.documents import (
     CPT_LAYOUTS,
     KINDS,
@@ -261,6 +262,7 @@ class RenderReport:
     documents: int = 0
     accepted: int = 0
     rejected: Counter[str] = field(default_factory=Counter)
+    failed: int = 0  # instances whose task failed on every attempt
     by_form: Counter[str] = field(default_factory=Counter)
     by_kind: Counter[str] = field(default_factory=Counter)
     seconds: float = 0.0
@@ -357,44 +359,79 @@ class DocWriter:
         report.instances += 1
         self.pending += 1
 
+    def fail(self, task: RenderTask, failure: TaskFailure, report: RenderReport) -> None:
+        """Queue a task that failed on every attempt: a ``failed`` task and its failure row."""
+        self.rows.setdefault("task_failures", []).append(
+            failure_row(self.spec.run_id, "render", str(task.k), failure))
+        self.rows.setdefault("run_tasks", []).append({
+            "id": f"{self.spec.run_id}:{task.k}", "run_id": self.spec.run_id, "task": task.k,
+            "family": task.family or "", "instance_id": task.instance_id,
+            "semantic_id": task.semantic_id, "outcome": "failed",
+            "reason": f"{failure.kind}: {failure.error}"[:500], "created_at": utcnow()})
+        report.instances += 1
+        report.failed += 1
+        self.pending += 1
+
+    def due(self) -> bool:
+        """Whether the buffer should be committed now."""
+        return self.pending >= self.batch
+
     def flush(self) -> None:
         """Commit everything buffered in one transaction."""
         if not self.pending:
             return
         with self.store.transaction():
-            for table in ("documents", "verifications", "lineage", "run_tasks"):
+            for table in ("documents", "verifications", "lineage", "run_tasks",
+                          "task_failures"):
                 rows = list({r["id"]: r for r in reversed(self.rows.get(table, []))}.values())
                 rows.reverse()
                 if rows:
                     self.store.insert(table, rows, on_conflict="replace" if table in (
-                        "verifications", "documents") else "ignore")
+                        "verifications", "documents", "task_failures") else "ignore")
         self.rows.clear()
         self.pending = 0
 
 
 # ---------------------------------------------------------------- the job
-def pending_tasks(store: Store, spec: RenderSpec, limit: int | None) -> tuple[list[RenderTask],
-                                                                             int]:
+PAGE = 256  # render tasks fetched from the store at a time (the driver's memory stays flat)
+
+
+def pending_tasks(store: Store, spec: RenderSpec, limit: int | None
+                  ) -> tuple[Iterator[RenderTask], int, int]:
     """(semantic model, accepted instance) pairs this run has not rendered yet, in a stable
-    order, and how many it has rendered already. An instance told by several semantic models
-    (a domain shift, a renaming) is rendered once per model."""
-    done = store.query("SELECT count(*) FROM run_tasks WHERE run_id = ?", [spec.run_id]).item()
+    order, how many there are, and how many it has rendered already. An instance told by
+    several semantic models (a domain shift, a renaming) is rendered once per model. Only the
+    ids are read up front; models come from the store a page at a time."""
+    done = int(store.query("SELECT count(*) FROM run_tasks WHERE run_id = ?",
+                           [spec.run_id]).item())
     df = store.query(
-        "SELECT i.id, i.family, s.model AS semantic, i.model, i.objective, "
-        "(SELECT v.solution FROM verifications v WHERE v.subject_id = i.id AND v.verifier IN "
-        "('gurobi', 'highs') AND v.solution IS NOT NULL ORDER BY v.verifier LIMIT 1) AS sol, "
-        "s.id AS sid FROM lineage l JOIN instances i ON i.id = l.child_id "
+        "SELECT i.id, s.id AS sid FROM lineage l JOIN instances i ON i.id = l.child_id "
         "JOIN semantic_models s ON s.id = l.parent_id "
         "WHERE l.relation = 'grounded' AND i.status = 'accepted' AND i.objective IS NOT NULL "
         "AND NOT EXISTS (SELECT 1 FROM run_tasks t WHERE t.run_id = ? AND "
         "t.instance_id = i.id AND t.semantic_id = s.id) "
         "ORDER BY i.created_at, i.id, s.created_at, s.id", [spec.run_id])
-    rows = list(df.iter_rows())
+    pairs = list(df.iter_rows())
     if limit is not None:
-        rows = rows[:max(0, limit - int(done))]
-    tasks = [RenderTask(int(done) + k, iid, fam, sem, model, float(obj), sol, spec, sid)
-             for k, (iid, fam, sem, model, obj, sol, sid) in enumerate(rows)]
-    return tasks, int(done)
+        pairs = pairs[:max(0, limit - done)]
+
+    def tasks() -> Iterator[RenderTask]:
+        for p in range(0, len(pairs), PAGE):
+            page = pairs[p:p + PAGE]
+            rows = store.query(
+                "SELECT i.id, s.id AS sid, i.family, s.model AS semantic, i.model, "
+                "i.objective, (SELECT v.solution FROM verifications v WHERE v.subject_id = i.id "
+                "AND v.verifier IN ('gurobi', 'highs') AND v.solution IS NOT NULL ORDER BY "
+                "v.verifier LIMIT 1) AS sol FROM (SELECT unnest(?) AS iid, unnest(?) AS sid) p "
+                "JOIN instances i ON i.id = p.iid JOIN semantic_models s ON s.id = p.sid",
+                [[i for i, _ in page], [s for _, s in page]])
+            got = {(iid, sid): r for iid, sid, *r in rows.iter_rows()}
+            for k, key in enumerate(page):
+                fam, sem, model, obj, sol = got[key]
+                yield RenderTask(done + p + k, key[0], fam, sem, model, float(obj), sol, spec,
+                                 key[1])
+
+    return tasks(), len(pairs), done
 
 
 def build_decontaminator(spec: RenderSpec) -> Decontaminator | None:
@@ -416,6 +453,30 @@ def build_decontaminator(spec: RenderSpec) -> Decontaminator | None:
     return Decontaminator(benchmark_texts(root), fps, spec.contamination)
 
 
+class _RenderWriter:
+    """The driver's view of the render writer."""
+
+    def __init__(self, writer: DocWriter, report: RenderReport,
+                 on_result: Callable[[RenderReport], None] | None) -> None:
+        self.writer, self.report, self.on_result = writer, report, on_result
+
+    def add(self, task: RenderTask, records: list[DocRecord]) -> None:
+        self.writer.add(task, records, self.report)
+        if self.on_result:
+            self.on_result(self.report)
+
+    def fail(self, task: RenderTask, failure: TaskFailure) -> None:
+        self.writer.fail(task, failure, self.report)
+        if self.on_result:
+            self.on_result(self.report)
+
+    def due(self) -> bool:
+        return self.writer.due()
+
+    def flush(self) -> None:
+        self.writer.flush()
+
+
 def run_render(store: Store, spec: RenderSpec, workers: int = 1, limit: int | None = None,
                executor: Executor | None = None,
                on_result: Callable[[RenderReport], None] | None = None,
@@ -423,37 +484,24 @@ def run_render(store: Store, spec: RenderSpec, workers: int = 1, limit: int | No
                batch: int = 64, on_start: Callable[[int], None] | None = None) -> RenderReport:
     """Render and verify documents for accepted instances; returns the report."""
     start = time.perf_counter()
-    tasks, done = pending_tasks(store, spec, limit)
+    tasks, n, done = pending_tasks(store, spec, limit)
     if on_start:
-        on_start(len(tasks))
+        on_start(n)
     report = RenderReport(spec.run_id, resumed_from=done)
-    with store.transaction():
-        store.insert("runs", [{"id": spec.run_id, "command": "render",
-                               "config": {**asdict(spec), "workers": workers, "limit": limit},
-                               "status": "running", "ortrex_version": __version__,
-                               "started_at": utcnow(), "counts": None}])
+    start_run(store, spec.run_id, "render", {**asdict(spec), "workers": workers, "limit": limit})
     decon = build_decontaminator(spec) if decontaminator is True else (
         decontaminator or None)
     report.decontamination = "on" if decon is not None else "off (shared benchmarks not found)"
-    writer = DocWriter(store, spec, decon, batch)
+    writer = _RenderWriter(DocWriter(store, spec, decon, batch), report, on_result)
     own = executor is None
     executor = executor or make_executor(workers)
     try:
-        for task, records in zip(tasks, executor.map(render_task, tasks), strict=False):
-            writer.add(task, records, report)
-            if on_result:
-                on_result(report)
-            if writer.pending >= batch:
-                writer.flush()
-        writer.flush()
+        drive(tasks, render_task, writer, executor)
     finally:
         if own:
             executor.close()
     report.seconds = time.perf_counter() - start
-    with store.transaction():
-        store.conn.execute(
-            "UPDATE runs SET status = 'complete', finished_at = ?, counts = ? WHERE id = ?",
-            [utcnow(), json.dumps({"instances": report.instances, "documents": report.documents,
-                                   "accepted": report.accepted,
-                                   "rejected": dict(report.rejected)}), spec.run_id])
+    finish_run(store, spec.run_id, {"instances": report.instances, "documents": report.documents,
+                                    "accepted": report.accepted, "failed": report.failed,
+                                    "rejected": dict(report.rejected)})
     return report

@@ -1,11 +1,12 @@
-"""Batch generation jobs: a job spec, executors that run its tasks, and the single writer.
+"""The generate job: a spec, its worker and the single writer, driven by ``ortrex.jobs``.
 
 The spec says *what* to generate (families, count, seed, size); an executor says *where* the
-tasks run (inline, local processes; a Ray executor only has to provide the same ``map``). Task
-``k`` draws from its own random stream seeded by (seed, k), so results do not depend on the
-executor or the number of workers. The writer consumes results strictly in task order, commits
-them in transactional batches with a ``run_tasks`` row per task, and stops once ``count``
-instances are accepted; a killed job resumes after its last committed task.
+tasks run (inline, local processes, Ray). Task ``k`` draws from its own random stream seeded by
+(seed, k), so results do not depend on the executor or the number of workers. The writer
+consumes results strictly in task order, commits them in transactional batches with a
+``run_tasks`` row per task, and stops once ``count`` instances are accepted; a killed job
+resumes after its last committed task. A task that fails on every attempt is a ``failed`` task
+with a ``task_failures`` row, and the job goes on.
 """
 
 from __future__ import annotations
@@ -16,16 +17,24 @@ import os
 import time
 import zlib
 from collections import Counter
-from collections.abc import Callable, Iterable, Iterator
-from concurrent.futures import Future, ProcessPoolExecutor
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
-from itertools import islice
-from typing import Any, Protocol
+from typing import Any
 
-from ortrex import __version__
 from ortrex.engine.families import REGISTRY, SIZES
 from ortrex.engine.pipeline import TaskResult, run_task
+from ortrex.engine.runs import failure_row, finish_run, start_run
 from ortrex.ir.canonical import CanonicalModel
+from ortrex.jobs import (
+    MAX_WORKERS,
+    Executor,
+    InlineExecutor,
+    JobError,
+    LocalExecutor,
+    TaskFailure,
+    drive,
+    make_executor,
+)
 from ortrex.store.db import Store, utcnow
 from ortrex.store.ids import content_id, edge_id, verification_id
 from ortrex.store.records import instance_row, load_instance, pack_solution
@@ -33,11 +42,6 @@ from ortrex.verifiers.equivalence import UNDECIDED, check_equivalence
 
 MIX = (("small", 0.30), ("medium", 0.45), ("large", 0.25))  # the default size mix
 EQUIV_TIME_LIMIT = 10.0  # seconds to confirm that equal fingerprints mean a duplicate
-MAX_WORKERS = max(8, 4 * (os.cpu_count() or 1))  # more than this is a typo, not a plan
-
-
-class JobError(ValueError):
-    """A job that cannot run as asked (bad spec, mismatched resume)."""
 
 
 @dataclass(frozen=True)
@@ -106,99 +110,6 @@ def _task(args: tuple[JobSpec, int]) -> TaskRecord:
                               spec.time_limit, threads=1))
 
 
-class Executor(Protocol):
-    """Runs tasks; results come back in task order."""
-
-    def map(self, fn: Callable[[Any], Any], items: Iterable[Any]) -> Iterator[Any]:
-        """Apply ``fn`` to ``items`` lazily, yielding results in input order."""
-        ...
-
-    def close(self) -> None:
-        """Release workers."""
-
-
-class InlineExecutor:
-    """Runs every task in this process (one worker)."""
-
-    def map(self, fn: Callable[[Any], Any], items: Iterable[Any]) -> Iterator[Any]:
-        return map(fn, items)
-
-    def close(self) -> None:
-        return None
-
-
-def _run_chunk(fn: Callable[[Any], Any], items: list[Any]) -> list[Any]:
-    return [fn(item) for item in items]
-
-
-class LocalExecutor:
-    """Runs tasks in ``workers`` local processes, in chunks, with a bounded window in flight.
-
-    Chunks amortise the process pool's per-task cost (queues, pickling, futures) over tasks
-    that take a few milliseconds; their size adapts to the measured task time (about 50 ms of
-    work per chunk) so that slow tasks travel one by one and little work is left in flight
-    when the job stops.
-    """
-
-    def __init__(self, workers: int, max_chunk: int = 16, chunk_seconds: float = 0.05) -> None:
-        self.pool = ProcessPoolExecutor(max_workers=workers)
-        self.workers = workers
-        self.max_chunk, self.chunk_seconds = max_chunk, chunk_seconds
-
-    def map(self, fn: Callable[[Any], Any], items: Iterable[Any]) -> Iterator[Any]:
-        it = iter(items)
-        pending: list[tuple[Future[list[Any]], int, float]] = []
-        per_item = self.chunk_seconds  # seconds per task, estimated from finished chunks
-
-        def submit() -> bool:
-            size = max(1, min(self.max_chunk, int(self.chunk_seconds / max(per_item, 1e-6))))
-            chunk = list(islice(it, size))
-            if chunk:
-                fut = self.pool.submit(_run_chunk, fn, chunk)
-                pending.append((fut, len(chunk), time.perf_counter()))
-            return bool(chunk)
-
-        while len(pending) < 2 * self.workers and submit():
-            pass
-        while pending:
-            fut, size, _ = pending.pop(0)
-            start = time.perf_counter()
-            results = fut.result()
-            # Chunks run in parallel: a chunk's items took about (wait + share) per worker.
-            per_item = 0.7 * per_item + 0.3 * max(
-                (time.perf_counter() - start) * self.workers / size, 1e-6)
-            while len(pending) < 2 * self.workers and submit():
-                pass
-            yield from results
-
-    def close(self, wait: bool = False, grace_s: float = 2.0) -> None:
-        """Stop: queued chunks are cancelled; chunks in flight (about ``chunk_seconds`` of work
-        each) get ``grace_s`` to finish, then stragglers are terminated (``wait``: they all
-        finish). Terminating workers at once could catch one writing its result, and the pool's
-        manager thread would then wait forever for the rest of that message, hanging the
-        interpreter's exit (seen once in CI)."""
-        from multiprocessing.connection import wait as wait_any
-
-        procs = list((getattr(self.pool, "_processes", None) or {}).values())
-        self.pool.shutdown(wait=wait, cancel_futures=True)
-        if wait:
-            return
-        deadline = time.monotonic() + grace_s
-        alive = [p for p in procs if p.is_alive()]
-        while alive and time.monotonic() < deadline:
-            wait_any([p.sentinel for p in alive], timeout=deadline - time.monotonic())
-            alive = [p for p in alive if p.is_alive()]
-        for proc in alive:
-            proc.terminate()
-
-
-def make_executor(workers: int) -> Executor:
-    """Inline for one worker, local processes otherwise."""
-    if not 1 <= workers <= MAX_WORKERS:
-        raise JobError(f"--workers must be between 1 and {MAX_WORKERS}, got {workers}")
-    return InlineExecutor() if workers == 1 else LocalExecutor(workers)
-
-
 @dataclass
 class JobReport:
     """Final counts of a job."""
@@ -207,6 +118,7 @@ class JobReport:
     tasks: int = 0
     accepted: int = 0
     rejected: Counter[str] = field(default_factory=Counter)
+    failed: int = 0
     by_family: dict[str, Counter[str]] = field(default_factory=dict)
     bands: Counter[str] = field(default_factory=Counter)
     statuses: Counter[str] = field(default_factory=Counter)
@@ -222,7 +134,8 @@ class JobReport:
         """Counts and rates as a JSON-friendly dict."""
         busy = self.seconds * max(1, self.workers)
         return {"run_id": self.run_id, "tasks": self.tasks, "accepted": self.accepted,
-                "rejected": dict(self.rejected), "bands": dict(self.bands),
+                "rejected": dict(self.rejected), "failed": self.failed,
+                "bands": dict(self.bands),
                 "seconds": self.seconds, "resumed_from": self.resumed_from,
                 "solver_share": self.solver_seconds / busy if busy else 0.0}
 
@@ -351,6 +264,22 @@ class Writer:
             report.statuses[f"{solver}:{st}"] += 1
         return accepted, reason
 
+    def fail(self, task: int, family: str, failure: TaskFailure, report: JobReport,
+             command: str = "generate") -> None:
+        """Queue a task that failed on every attempt: a ``failed`` task and its failure row
+        (the job goes on; a resume does not try it again)."""
+        key = str(task)
+        self.rows.setdefault("task_failures", []).append(
+            failure_row(self.run_id, command, key, failure))
+        self.rows.setdefault("run_tasks", []).append({
+            "id": f"{self.run_id}:{key}", "run_id": self.run_id, "task": task,
+            "family": family, "instance_id": None, "semantic_id": None, "outcome": "failed",
+            "reason": f"{failure.kind}: {failure.error}"[:500], "created_at": utcnow()})
+        self.pending += 1
+        report.tasks += 1
+        report.failed += 1
+        report.by_family.setdefault(family, Counter())["failed"] += 1
+
     def _model(self, iid: str) -> CanonicalModel:
         blob = self.buffered_models.get(iid)
         if blob is None:
@@ -385,14 +314,14 @@ class Writer:
             return
         with self.store.transaction():
             for table in ("instances", "semantic_models", "verifications", "lineage",
-                          "run_tasks"):
+                          "run_tasks", "task_failures"):
                 # Two tasks can yield the same row (an identical instance, a repeated edge).
                 rows = list({r["id"]: r for r in reversed(self.rows.get(table, []))}.values())
                 rows.reverse()
                 if rows:
                     self.store.insert(table, rows,
-                                      on_conflict="replace" if table == "verifications"
-                                      else "ignore")
+                                      on_conflict="replace" if table in (
+                                          "verifications", "task_failures") else "ignore")
         self.rows.clear()
         self.buffered_models.clear()
         self.pending = 0
@@ -408,6 +337,32 @@ def _progress_so_far(store: Store, run_id: str) -> tuple[int, int]:
     return int(n or 0), int(a or 0)
 
 
+class _GenerateWriter:
+    """The driver's view of the generate writer (task index in, rows and counts out)."""
+
+    def __init__(self, writer: Writer, spec: JobSpec, report: JobReport,
+                 on_result: Callable[[TaskRecord, bool, str | None, JobReport], None] | None
+                 ) -> None:
+        self.writer, self.spec, self.report, self.on_result = writer, spec, report, on_result
+        self.accepted = 0
+
+    def add(self, task: tuple[JobSpec, int], r: TaskRecord) -> None:
+        ok, reason = self.writer.add(r, self.report)
+        self.accepted += ok
+        if self.on_result:
+            self.on_result(r, ok, reason, self.report)
+
+    def fail(self, task: tuple[JobSpec, int], failure: TaskFailure) -> None:
+        k = task[1]
+        self.writer.fail(k, self.spec.family_of(k), failure, self.report)
+
+    def due(self) -> bool:
+        return self.writer.due()
+
+    def flush(self) -> None:
+        self.writer.flush()
+
+
 def run_job(store: Store, spec: JobSpec, workers: int = 1, resume: bool = False,
             executor: Executor | None = None,
             on_result: Callable[[TaskRecord, bool, str | None, JobReport], None] | None = None,
@@ -420,32 +375,19 @@ def run_job(store: Store, spec: JobSpec, workers: int = 1, resume: bool = False,
         raise JobError(f"this job was started before and stopped after {done} tasks; "
                        "pass --resume to continue it")
     report = JobReport(run_id=run_id, resumed_from=done, accepted=0, workers=workers)
-    config = {**asdict(spec), "families": list(spec.families), "workers": workers}
-    with store.transaction():
-        store.insert("runs", [{"id": run_id, "command": "generate", "config": config,
-                               "status": "running", "ortrex_version": __version__,
-                               "started_at": utcnow(), "counts": None}])
+    start_run(store, run_id, "generate",
+              {**asdict(spec), "families": list(spec.families), "workers": workers})
     if accepted >= spec.count:
         report.complete = True
         _load_totals(store, report)
         return report
-    writer = Writer(store, spec, batch=batch)
     own = executor is None
     executor = executor or make_executor(workers)
     target = spec.count - accepted
-    got = 0
+    gw = _GenerateWriter(Writer(store, spec, batch=batch), spec, report, on_result)
     try:
-        tasks = ((spec, k) for k in range(done, 2**31))
-        for result in executor.map(_task, tasks):
-            ok, reason = writer.add(result, report)
-            got += ok
-            if on_result:
-                on_result(result, ok, reason, report)
-            if writer.due():
-                writer.flush()
-            if got >= target:
-                break
-        writer.flush()
+        drive(((spec, k) for k in range(done, 2**31)), _task, gw, executor,
+              stop=lambda: gw.accepted >= target)
     finally:
         if own:
             executor.close()
@@ -453,10 +395,7 @@ def run_job(store: Store, spec: JobSpec, workers: int = 1, resume: bool = False,
     report.seconds = time.perf_counter() - start
     report.writer_cpu_seconds = time.process_time() - cpu0
     _load_totals(store, report)
-    with store.transaction():
-        store.conn.execute(
-            "UPDATE runs SET status = 'complete', finished_at = ?, counts = ? WHERE id = ?",
-            [utcnow(), _counts_json(report), run_id])
+    finish_run(store, run_id, _counts(report))
     return report
 
 
@@ -468,9 +407,13 @@ def _load_totals(store: Store, report: JobReport) -> None:
     report.tasks = df.height
     report.accepted = 0
     report.rejected, report.bands, report.by_family = Counter(), Counter(), {}
+    report.failed = 0
     for fam, outcome, reason, band in df.iter_rows():
         c = report.by_family.setdefault(fam, Counter())
-        if outcome == "accepted":
+        if outcome == "failed":
+            report.failed += 1
+            c["failed"] += 1
+        elif outcome == "accepted":
             report.accepted += 1
             report.bands[band or "?"] += 1
             c["accepted"] += 1
@@ -479,13 +422,17 @@ def _load_totals(store: Store, report: JobReport) -> None:
             c[f"rejected:{reason}"] += 1
 
 
-def _counts_json(report: JobReport) -> str:
-    import json
-
-    return json.dumps({"tasks": report.tasks, "accepted": report.accepted,
-                       "rejected": dict(report.rejected), "bands": dict(report.bands)})
+def _counts(report: JobReport) -> dict[str, Any]:
+    return {"tasks": report.tasks, "accepted": report.accepted, "failed": report.failed,
+            "rejected": dict(report.rejected), "bands": dict(report.bands)}
 
 
 def default_workers() -> int:
     """One worker per core."""
     return max(1, os.cpu_count() or 1)
+
+
+# The executors moved to ``ortrex.jobs``; these names stay importable from here.
+__all__ = ["MAX_WORKERS", "Executor", "InlineExecutor", "JobError", "JobReport", "JobSpec",
+           "LocalExecutor", "TaskRecord", "Writer", "make_executor", "mix_size", "run_job",
+           "to_record"]

@@ -51,6 +51,14 @@ def _v4(conn: duckdb.DuckDBPyConnection) -> None:
         conn.execute(ddl)
 
 
+def _v5(conn: duckdb.DuckDBPyConnection) -> None:
+    conn.execute(
+        "CREATE TABLE task_failures (id VARCHAR NOT NULL, run_id VARCHAR NOT NULL, command "
+        "VARCHAR NOT NULL, task_key VARCHAR NOT NULL, kind VARCHAR NOT NULL, error VARCHAR NOT "
+        "NULL, digest VARCHAR NOT NULL, traceback VARCHAR, attempts INTEGER NOT NULL, "
+        "created_at TIMESTAMP WITH TIME ZONE NOT NULL, PRIMARY KEY (id))")
+
+
 # Forward migrations, in order. A new store is created at SCHEMA_VERSION directly from the
 # table definitions; a store stamped with an older version gets every later step here, each
 # written as explicit DDL so it keeps working when the table definitions move on.
@@ -58,6 +66,7 @@ MIGRATIONS: list[Migration] = [
     Migration(2, "generation outcomes, solution vectors, run tasks", _v2),
     Migration(3, "document verification outcomes, statements, messages, MinHash", _v3),
     Migration(4, "lineage macros (ancestors, descendants, path) and operator_stats", _v4),
+    Migration(5, "task failures (tasks that raised or crashed on every attempt)", _v5),
 ]
 
 # The tables of schema v1 as they were created, for building old stores (tests, tools).

@@ -13,7 +13,7 @@ from typing import Any
 import sqlalchemy as sa
 from sqlmodel import Field, SQLModel
 
-SCHEMA_VERSION = 4
+SCHEMA_VERSION = 5
 
 
 def _double(**kw: Any) -> Any:
@@ -206,8 +206,25 @@ class RunTask(SQLModel, table=True):
     created_at: datetime
 
 
+class TaskFailureRow(SQLModel, table=True):
+    """A task that raised or crashed its worker on every attempt (v5): the job went on
+    without it; ``digest`` groups failures of one cause."""
+
+    __tablename__ = "task_failures"
+    id: str = Field(primary_key=True)  # run id : task key
+    run_id: str
+    command: str
+    task_key: str
+    kind: str  # error | crash
+    error: str
+    digest: str
+    traceback: str | None = None
+    attempts: int
+    created_at: datetime
+
+
 TABLES: dict[str, type[SQLModel]] = {
     m.__tablename__: m  # type: ignore[misc]
     for m in (SchemaVersion, Run, Source, Instance, SemanticModelRow, Document, Verification,
-              LineageEdge, Export, RunTask)
+              LineageEdge, Export, RunTask, TaskFailureRow)
 }

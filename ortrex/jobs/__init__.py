@@ -1,0 +1,24 @@
+"""The one job layer (a leaf: it imports nothing else of ortrex, and every layer may use it).
+
+A job is a deterministic list of tasks with content-derived keys, a pure worker function and
+an idempotent batch writer; ``drive`` runs any job on any executor (this process, local worker
+processes, Ray), in task order, with early stop, per-task failures and retries, and a clean
+stop on Ctrl-C.
+"""
+
+from ortrex.jobs.driver import DriveStats, Interrupted, JobWriter, drive, in_order
+from ortrex.jobs.executors import (
+    EXECUTORS,
+    MAX_WORKERS,
+    Executor,
+    ExecutorError,
+    InlineExecutor,
+    JobError,
+    LocalExecutor,
+    make_executor,
+)
+from ortrex.jobs.failures import Guarded, TaskFailure
+
+__all__ = ["EXECUTORS", "MAX_WORKERS", "DriveStats", "Executor", "ExecutorError", "Guarded",
+           "InlineExecutor", "Interrupted", "JobError", "JobWriter", "LocalExecutor", "TaskFailure",
+           "drive", "in_order", "make_executor"]
