@@ -22,15 +22,9 @@ from typing import Any
 import numpy as np
 
 from ortrex import __version__
+from ortrex.engine.checks import DocContext, run_checks
 from ortrex.engine.runs import failure_row, finish_run, start_run
-from ortrex.engine.verify_doc import (
-    Check,
-    check_row,
-    verify_completeness,
-    verify_language,
-    verify_program,
-    verify_statement,
-)
+from ortrex.engine.verify_doc import Check, check_row, verify_statement
 from ortrex.ir.canonical import CanonicalModel
 from ortrex.ir.semantic import SemanticModel
 from ortrex.jobs import Executor, JobError, TaskFailure, drive, make_executor
@@ -206,15 +200,13 @@ def render_task(task: RenderTask) -> list[DocRecord]:
     # The decisions under this telling's own names (a re-told child shares the instance).
     sol = solution_from(own_names(sm, instance), unpack_solution(task.solution), task.objective)
     out: list[DocRecord] = []
-    verdicts: dict[tuple[str, str], list[Check]] = {}
+    cache: dict[Any, Any] = {}  # verdicts shared by a statement's or a program's documents
     for form in task.spec.forms:
         seed = _seed(task, form)
         rng = np.random.default_rng(seed)
         st = render_statement(sm, form, seed=seed)
         if task.spec.llm_base_url:
             st, _ = _paraphrase(task, sm, st, out)
-        fidelity = verify_statement(sm, form, st.text, st.files)
-        complete = verify_completeness(sm, st.text, st.layout, st.account)
         mode = "json" if form == "DPS" else "literal"
         programs = {"gurobipy": gurobipy_style(sm, rng)(sm, mode).code}
         cpt_layout = CPT_LAYOUTS[int(rng.integers(len(CPT_LAYOUTS)))]
@@ -225,11 +217,6 @@ def render_task(task: RenderTask) -> list[DocRecord]:
             not (quadratic_objective and any(v.vtype != "C" for v in sm.variables))
         if use_highs:
             programs["highspy"] = highspy_program(sm, mode).code
-        for solver, code in programs.items():
-            if (form, solver) not in verdicts:
-                verdicts[form, solver] = verify_program(
-                    code, st.files, instance, task.objective,
-                    "model" if solver == "gurobipy" else "h").checks
         docs: list[Rendered] = []
         if "cpt" in task.spec.kinds:
             solver = "highspy" if use_highs else "gurobipy"
@@ -239,8 +226,9 @@ def render_task(task: RenderTask) -> list[DocRecord]:
             docs.append(sft_example(sm, st, programs["gurobipy"], "gurobipy", style, sol))
         sig = signature(statement_text(st.text, st.files)).astype("<u8").tobytes()
         for d in docs:
-            checks = [fidelity, complete, verify_language(sm, d.text),
-                      *verdicts[form, d.solver]]
+            checks = run_checks(DocContext(
+                d.text, st.text, st.files, form, programs[d.solver], d.solver, sm, instance,
+                task.objective, st.layout, st.account), cache)
             out.append(DocRecord(task.instance_id, d, st.text, st.files, checks, sig,
                                  task.objective))
     return out

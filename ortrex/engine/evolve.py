@@ -34,15 +34,16 @@ from ortrex.engine.jobs import (
     to_record,
 )
 from ortrex.engine.mutate import (
-    CROSSOVER_PARTNERS,
     OPERATORS,
     NotApplicable,
     apply,
     family_values,
 )
 from ortrex.engine.pipeline import TaskResult, verify
+from ortrex.engine.runs import failure_row
 from ortrex.ir.canonical import CanonicalModel
 from ortrex.ir.semantic import SemanticModel
+from ortrex.jobs import TaskFailure, drive
 from ortrex.store.db import Store, utcnow
 from ortrex.store.errors import QueryError
 from ortrex.store.ids import content_id, edge_id
@@ -84,9 +85,9 @@ class MutateSpec:
 
     @staticmethod
     def parse_operators(text: str) -> tuple[str, ...]:
-        """``all`` or a comma-separated list."""
+        """``all`` (by name: the registry's order depends on import order) or a list."""
         if text.strip() == "all":
-            return tuple(OPERATORS)
+            return tuple(sorted(OPERATORS))
         return tuple(dict.fromkeys(t.strip() for t in text.split(",") if t.strip()))
 
     @property
@@ -292,9 +293,12 @@ def _load(store: Store, parents: list[Parent]) -> dict[str, tuple[str, bytes, by
     return {sid: (sem, model, sol) for sid, sem, model, sol in df.iter_rows()}
 
 
-def _partners(store: Store) -> dict[str, list[tuple[str, str]]]:
-    """Accepted (semantic id, semantic JSON) per family, for crossovers."""
-    fams = sorted({f for v in CROSSOVER_PARTNERS.values() for f in v})
+def _partners(store: Store, operators: tuple[str, ...]) -> dict[str, list[tuple[str, str]]]:
+    """Accepted (semantic id, semantic JSON) per family that a two-parent operator among
+    ``operators`` may take as its second parent."""
+    fams = sorted({f for o in operators for v in OPERATORS[o].partners.values() for f in v})
+    if not fams:
+        return {}
     df = store.query(
         "SELECT i.family, s.id, s.model FROM lineage l JOIN instances i ON i.id = l.child_id "
         "JOIN semantic_models s ON s.id = l.parent_id WHERE l.relation = 'grounded' AND "
@@ -311,6 +315,44 @@ def _round_children(store: Store, run_id: str, rnd: int) -> list[Parent]:
         "JOIN instances i ON i.id = t.instance_id WHERE t.run_id = ? AND t.outcome = "
         "'accepted' AND t.id LIKE ? ORDER BY t.semantic_id", [run_id, f"{run_id}:r{rnd}:%"])
     return [Parent(*row) for row in df.iter_rows()]
+
+
+class _MutateWriter:
+    """The driver's view of the mutation writer (numbers the round's tasks from ``k``)."""
+
+    def __init__(self, writer: MutationWriter, report: MutateReport,
+                 on_result: Callable[[MutateReport], None] | None, k: int) -> None:
+        self.writer, self.report, self.on_result, self.k = writer, report, on_result, k
+
+    def add(self, task: MutTask, m: MutRecord) -> None:
+        self.writer.add_mutation(m, self.report, self.k)
+        self._next()
+
+    def fail(self, task: MutTask, failure: TaskFailure) -> None:
+        w = self.writer
+        w.rows.setdefault("task_failures", []).append(
+            failure_row(w.run_id, "mutate", task.key, failure))
+        w.rows.setdefault("run_tasks", []).append({
+            "id": f"{w.run_id}:{task.key}", "run_id": w.run_id, "task": self.k,
+            "family": task.parent.family, "instance_id": None, "semantic_id": None,
+            "outcome": "failed", "reason": f"{failure.kind}: {failure.error}"[:500],
+            "created_at": utcnow()})
+        w.pending += 1
+        self.report.tasks += 1
+        self.report.failed += 1
+        self.report.by_operator.setdefault(task.operator, Counter())["failed"] += 1
+        self._next()
+
+    def _next(self) -> None:
+        self.k += 1
+        if self.on_result:
+            self.on_result(self.report)
+
+    def due(self) -> bool:
+        return self.writer.pending >= self.writer.batch
+
+    def flush(self) -> None:
+        self.writer.flush()
 
 
 def run_mutate(store: Store, spec: MutateSpec, workers: int = 1,
@@ -338,7 +380,7 @@ def run_mutate(store: Store, spec: MutateSpec, workers: int = 1,
                                           [spec.run_id]).iter_rows()}
     report.resumed_from = len(done)
     cells = _cell_counts(store)
-    partners = _partners(store) if "crossover" in spec.operators else {}
+    partners = _partners(store, spec.operators)
     own = executor is None
     executor = executor or make_executor(workers)
     k = len(done)
@@ -361,8 +403,8 @@ def run_mutate(store: Store, spec: MutateSpec, workers: int = 1,
                     op = _choose(spec.operators, p.family, p.band, cells, rng)
                     cells[(p.family, op, p.band or "?")] += 1  # spread within the round
                     other = other_id = None
-                    if op == "crossover":
-                        cands = [c for f in CROSSOVER_PARTNERS.get(p.family, ())
+                    if OPERATORS[op].parents == 2:  # a second parent of a partner family
+                        cands = [c for f in OPERATORS[op].partners.get(p.family, ())
                                  for c in partners.get(f, [])]
                         if cands:
                             other_id, other = cands[int(rng.integers(len(cands)))]
@@ -372,14 +414,9 @@ def run_mutate(store: Store, spec: MutateSpec, workers: int = 1,
                                          other_id, spec.time_limit))
             if on_round:
                 on_round(rnd, len(tasks))
-            for m in executor.map(mutate_task, tasks):
-                writer.add_mutation(m, report, k)
-                k += 1
-                if on_result:
-                    on_result(report)
-                if writer.pending >= batch:
-                    writer.flush()
-            writer.flush()
+            mw = _MutateWriter(writer, report, on_result, k)
+            drive(tasks, mutate_task, mw, executor)
+            k = mw.k
             report.rounds_done = rnd
     finally:
         if own:

@@ -11,36 +11,24 @@ changes the model itself; its child is verified like a fresh instance. The opera
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from collections.abc import Mapping
 
 import numpy as np
 
-from ortrex.engine.operators.base import Context, Mutation, NotApplicable
-from ortrex.engine.operators.constraints import add_constraint, remove_constraint
-from ortrex.engine.operators.crossover import CROSSOVER_PARTNERS, crossover
-from ortrex.engine.operators.data import (
-    resize_set,
-    scale_data,
-    shift_requirements,
-    sparsify,
-    tighten_capacity,
+# Importing an operator module registers its operators (a new operator is one decorated
+# function in one of these modules, or a new module added here).
+from ortrex.engine.operators import (  # noqa: F401
+    constraints,
+    crossover,
+    data,
+    objective,
+    presentation,
+    variables,
 )
-from ortrex.engine.operators.objective import cost_to_profit, objective_minmax, objective_secondary
-from ortrex.engine.operators.presentation import domain_shift, rename_entities
-from ortrex.engine.operators.variables import integer_quantities, on_off_binaries, slack_penalty
+from ortrex.engine.operators.base import Context, Mutation, NotApplicable
+from ortrex.engine.operators.crossover import CROSSOVER_PARTNERS
+from ortrex.engine.operators.registry import OPERATORS, Operator, operator
 from ortrex.ir.semantic import SemanticModel
-
-
-@dataclass(frozen=True)
-class Operator:
-    """A named mutation."""
-
-    name: str
-    apply: Callable[[Context], Mutation]
-    presentation: bool = False
-    parents: int = 1
-    summary: str = ""
 
 
 def family_values(sm: SemanticModel, var_names: list[str], x: np.ndarray | None
@@ -67,31 +55,6 @@ def family_values(sm: SemanticModel, var_names: list[str], x: np.ndarray | None
     return out
 
 
-OPERATORS: dict[str, Operator] = {op.name: op for op in (
-    Operator("domain_shift", domain_shift, presentation=True,
-             summary="same data, another domain's vocabulary, units and story"),
-    Operator("rename_entities", rename_entities, presentation=True,
-             summary="every element renamed and reordered"),
-    Operator("objective_secondary", objective_secondary,
-             summary="an added weighted secondary term"),
-    Operator("objective_minmax", objective_minmax, summary="min-max / makespan form"),
-    Operator("cost_to_profit", cost_to_profit, summary="cost minimisation to profit"),
-    Operator("integer_quantities", integer_quantities,
-             summary="continuous to integer for countable entities"),
-    Operator("on_off_binaries", on_off_binaries, summary="on/off binaries with big-M links"),
-    Operator("slack_penalty", slack_penalty, summary="a hard family made soft at a penalty"),
-    Operator("add_constraint", add_constraint,
-             summary="budget, minimum service, capacity, ratio or either-or"),
-    Operator("remove_constraint", remove_constraint, summary="a constraint family removed"),
-    Operator("scale_data", scale_data, summary="a parameter scaled"),
-    Operator("tighten_capacity", tighten_capacity, summary="capacities tightened or loosened"),
-    Operator("shift_requirements", shift_requirements, summary="requirements and ratios moved"),
-    Operator("resize_set", resize_set, summary="a set grows or shrinks"),
-    Operator("sparsify", sparsify, summary="a compatibility matrix made sparser"),
-    Operator("crossover", crossover, parents=2, summary="two compatible families combined"),
-)}
-
-
 def apply(op: str, parent: SemanticModel, values: Mapping[str, np.ndarray],
           rng: np.random.Generator, other: SemanticModel | None = None) -> Mutation:
     """Apply operator ``op`` (``NotApplicable`` when it does not fit the model)."""
@@ -103,4 +66,4 @@ def apply(op: str, parent: SemanticModel, values: Mapping[str, np.ndarray],
 
 
 __all__ = ["CROSSOVER_PARTNERS", "OPERATORS", "Context", "Mutation", "NotApplicable",
-           "Operator", "apply", "family_values"]
+           "Operator", "apply", "family_values", "operator"]

@@ -12,18 +12,14 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from ortrex.engine.jobs import Executor, make_executor
-from ortrex.engine.verify_doc import (
-    Check,
-    check_row,
-    verify_completeness,
-    verify_language,
-    verify_program,
-    verify_statement,
-)
+from ortrex.engine.checks import DocContext, run_checks
+from ortrex.engine.runs import failure_row, finish_run, start_run
+from ortrex.engine.verify_doc import Check, check_row
 from ortrex.ir.canonical import CanonicalModel
 from ortrex.ir.semantic import SemanticModel
+from ortrex.jobs import Executor, TaskFailure, drive, make_executor
 from ortrex.store.db import Store, utcnow
+from ortrex.store.ids import content_id
 
 
 @dataclass
@@ -45,17 +41,14 @@ class RecheckTask:
 
 
 def recheck_task(t: RecheckTask) -> list[Check]:
-    """The worker-side checks of a stored document, run again (worker side)."""
-    sm = SemanticModel.loads(t.semantic)
-    instance = CanonicalModel.from_bytes(zlib.decompress(t.model))
-    fidelity = verify_statement(sm, t.form, t.statement, t.files)
-    prog = verify_program(t.program, t.files, instance, t.objective,
-                          "model" if t.solver == "gurobipy" else "h")
-    checks = [fidelity]
-    if t.completeness is not None:
-        checks.append(verify_completeness(sm, t.statement, t.completeness.get("layout", ""),
-                                          t.completeness.get("account", {})))
-    return [*checks, verify_language(sm, t.text or t.statement), *prog.checks]
+    """The worker-side checks of a stored document, run again: the same list rendering runs
+    (``ortrex.engine.checks``), with what the store kept of the statement's account."""
+    comp = t.completeness or {}
+    return run_checks(DocContext(
+        t.text or t.statement, t.statement, t.files, t.form, t.program, t.solver,
+        SemanticModel.loads(t.semantic), CanonicalModel.from_bytes(zlib.decompress(t.model)),
+        t.objective, comp.get("layout") if t.completeness is not None else None,
+        comp.get("account", {})))
 
 
 @dataclass
@@ -66,15 +59,76 @@ class RecheckReport:
     passed: int = 0
     failed: Counter[str] = field(default_factory=Counter)
     changed: int = 0
+    task_failures: int = 0  # documents whose re-check raised or crashed on every attempt
     seconds: float = 0.0
+    run_id: str = ""
+
+
+class _RecheckWriter:
+    """Status updates and verdict rows, committed in batches (the single writer)."""
+
+    def __init__(self, store: Store, run_id: str, before: dict[str, str],
+                 corpus_fail: dict[str, tuple[str, str | None]], report: RecheckReport,
+                 on_result: Callable[[RecheckReport], None] | None, batch: int) -> None:
+        self.store, self.run_id, self.before = store, run_id, before
+        self.corpus_fail, self.report, self.on_result = corpus_fail, report, on_result
+        self.batch = batch
+        self.updates: list[tuple[str, str | None, str | None, str]] = []
+        self.ver_rows: list[dict[str, Any]] = []
+        self.fail_rows: list[dict[str, Any]] = []
+
+    def add(self, t: RecheckTask, checks: list[Check]) -> None:
+        failed = next((c for c in checks if not c.ok), None)
+        reason, detail = (failed.verifier, failed.details.get("why")) if failed else \
+            self.corpus_fail.get(t.doc_id, (None, None))
+        status = "accepted" if reason is None else "rejected"
+        self.updates.append((t.doc_id, reason, detail, status))
+        now = utcnow()
+        self.ver_rows.extend({**check_row(t.doc_id, c), "created_at": now,
+                              "run_id": self.run_id} for c in checks)
+        self.report.documents += 1
+        self.report.changed += self.before[t.doc_id] != status
+        if failed is None:
+            self.report.passed += 1
+        else:
+            self.report.failed[failed.verifier] += 1
+        if self.on_result:
+            self.on_result(self.report)
+
+    def fail(self, t: RecheckTask, failure: TaskFailure) -> None:
+        # The document keeps its status: a re-check that could not run proves nothing.
+        self.fail_rows.append(failure_row(self.run_id, "verify documents", t.doc_id, failure))
+        self.report.documents += 1
+        self.report.task_failures += 1
+        if self.on_result:
+            self.on_result(self.report)
+
+    def due(self) -> bool:
+        return len(self.updates) + len(self.fail_rows) >= self.batch
+
+    def flush(self) -> None:
+        if not self.updates and not self.fail_rows:
+            return
+        with self.store.transaction():
+            if self.ver_rows:
+                self.store.insert("verifications", self.ver_rows, on_conflict="replace")
+            if self.fail_rows:
+                self.store.insert("task_failures", self.fail_rows, on_conflict="replace")
+            if self.updates:
+                self.store.conn.executemany(
+                    "UPDATE documents SET status = ?, reject_reason = ?, reject_detail = ? "
+                    "WHERE id = ?", [(s, r, d, i) for i, r, d, s in self.updates])
+        self.updates.clear()
+        self.ver_rows.clear()
+        self.fail_rows.clear()
 
 
 def recheck_documents(store: Store, workers: int = 1, limit: int | None = None,
                       executor: Executor | None = None,
                       on_result: Callable[[RecheckReport], None] | None = None,
                       batch: int = 128) -> RecheckReport:
-    """Run the static, sandbox, equivalence and fidelity checks of stored documents again and
-    update their status (corpus-level verdicts, near-duplicate and contamination, are kept)."""
+    """Run the worker-side checks of stored documents again and update their status
+    (corpus-level verdicts, near-duplicate and contamination, are kept)."""
     start = time.perf_counter()
     df = store.query(
         "SELECT d.id, d.form, d.statement, d.data_files, d.program, d.solver, d.objective, "
@@ -95,46 +149,20 @@ def recheck_documents(store: Store, workers: int = 1, limit: int | None = None,
         "'document' AND verifier IN ('near_duplicate', 'decontamination') AND status = 'fail'")
     corpus_fail = {sid: (ver, json.loads(det or "{}").get("why"))
                    for sid, ver, det in corpus.iter_rows()}
-    report = RecheckReport()
+    # Each re-check is its own run (the documents' verdicts as of now).
+    run_id = content_id("run", "verify-documents", limit, utcnow().isoformat())
+    report = RecheckReport(run_id=run_id)
+    start_run(store, run_id, "verify documents", {"workers": workers, "limit": limit})
+    writer = _RecheckWriter(store, run_id, before, corpus_fail, report, on_result, batch)
     own = executor is None
     executor = executor or make_executor(workers)
-    now = utcnow()
-    updates: list[tuple[str, str | None, str | None, str]] = []
-    ver_rows: list[dict[str, Any]] = []
-
-    def flush() -> None:
-        if not updates:
-            return
-        with store.transaction():
-            store.insert("verifications", ver_rows, on_conflict="replace")
-            store.conn.executemany(
-                "UPDATE documents SET status = ?, reject_reason = ?, reject_detail = ? "
-                "WHERE id = ?", [(s, r, d, i) for i, r, d, s in updates])
-        updates.clear()
-        ver_rows.clear()
-
     try:
-        for t, checks in zip(tasks, executor.map(recheck_task, tasks), strict=False):
-            failed = next((c for c in checks if not c.ok), None)
-            reason, detail = (failed.verifier, failed.details.get("why")) if failed else \
-                corpus_fail.get(t.doc_id, (None, None))
-            status = "accepted" if reason is None else "rejected"
-            updates.append((t.doc_id, reason, detail, status))
-            ver_rows.extend({**check_row(t.doc_id, c), "created_at": now, "run_id": None}
-                            for c in checks)
-            report.documents += 1
-            report.changed += before[t.doc_id] != status
-            if failed is None:
-                report.passed += 1
-            else:
-                report.failed[failed.verifier] += 1
-            if on_result:
-                on_result(report)
-            if len(updates) >= batch:
-                flush()
-        flush()
+        drive(tasks, recheck_task, writer, executor)
     finally:
         if own:
             executor.close()
     report.seconds = time.perf_counter() - start
+    finish_run(store, run_id, {"documents": report.documents, "passed": report.passed,
+                               "changed": report.changed, "failed": dict(report.failed),
+                               "task_failures": report.task_failures})
     return report

@@ -26,10 +26,12 @@ from pathlib import Path
 from typing import Any
 
 from ortrex import __version__
-from ortrex.engine.jobs import Executor, JobError, make_executor
+from ortrex.engine.checks import DocContext, run_checks
 from ortrex.engine.pipeline import verify
+from ortrex.engine.runs import failure_row
 from ortrex.engine.verify_doc import Check, check_row, sandbox
 from ortrex.ir.formats import ModelFileError, loads
+from ortrex.jobs import Executor, JobError, TaskFailure, drive, make_executor
 from ortrex.store.db import Store, utcnow
 from ortrex.store.ids import content_id, edge_id, verification_id
 from ortrex.store.records import instance_row, pack_solution
@@ -227,17 +229,15 @@ def process_seed(seed: Seed, wall_s: float = 60.0) -> SeedResult:
     captured in the sandbox, solved again here."""
     code = extract_program(seed.answer)
     files = extract_files(seed.problem)
-    static = check_program(code, tuple(files))
-    fatal = [f for f in static.findings if f.code not in SEED_TOLERATED]
-    notes = {"notes": "; ".join(str(f) for f in static.findings if f.code in SEED_TOLERATED)} \
-        if len(fatal) < len(static.findings) else {}
-    checks = [Check("static", "fail" if fatal else "pass",
-                    details={"why": "; ".join(str(f) for f in fatal), **notes} if fatal
-                    else notes)]
-    if fatal:
+    # The document checks that apply to a seed (no semantic model, no instance yet): the
+    # static checks, with the findings seeds are allowed only noted.
+    checks = run_checks(DocContext(seed.problem, seed.problem, files, program=code,
+                                   tolerated=SEED_TOLERATED))
+    if not all(c.ok for c in checks):
         res = SeedResult(seed, code, files, "not_run", checks)
         res.reason = "static_check_failed"
         return res
+    static = check_program(code, tuple(files))
     job = Job(static.code or code, files, Limits(wall_s=wall_s, cpu_s=int(wall_s) + 5))
     run = sandbox(PRELOAD_SEEDS).run(job)
     res = SeedResult(seed, code, files, run.status, checks)
@@ -360,6 +360,46 @@ def _write(store: Store, batch: list[SeedResult], sid: str, stamp: dict[str, Any
         store.insert("lineage", out["lineage"])
 
 
+class _SeedWriter:
+    """Seed outcomes and failures, written in batches (content ids: reruns rewrite the same)."""
+
+    def __init__(self, store: Store, sid: str, run_id: str, stamp: dict[str, Any],
+                 source: dict[str, Any], report: SeedReport,
+                 on_result: Callable[[SeedReport], None] | None) -> None:
+        self.store, self.sid, self.run_id = store, sid, run_id
+        self.stamp, self.source, self.report, self.on_result = stamp, source, report, on_result
+        self.batch: list[SeedResult] = []
+        self.failures: list[dict[str, Any]] = []
+
+    def add(self, seed: Seed, res: SeedResult) -> None:
+        self.batch.append(res)
+        r = self.report
+        r.ran += res.run_status == "ok"
+        r.solved += res.objective is not None
+        r.accepted += res.accepted
+        if not res.accepted:
+            r.reasons[res.reason or "?"] += 1
+        if self.on_result:
+            self.on_result(r)
+
+    def fail(self, seed: Seed, failure: TaskFailure) -> None:
+        self.failures.append(failure_row(self.run_id, "import-seeds", seed.id, failure))
+        self.report.reasons["task_failed"] += 1
+        if self.on_result:
+            self.on_result(self.report)
+
+    def due(self) -> bool:
+        return len(self.batch) + len(self.failures) >= BATCH
+
+    def flush(self) -> None:
+        if self.failures:
+            with self.store.transaction():
+                self.store.insert("task_failures", self.failures, on_conflict="replace")
+            self.failures = []
+        _write(self.store, self.batch, self.sid, self.stamp, self.source)
+        self.batch = []
+
+
 def import_seeds(store: Store, path: Path, workers: int = 1, skip_bad: bool = False,
                  executor: Executor | None = None,
                  on_result: Callable[[SeedReport], None] | None = None,
@@ -381,21 +421,9 @@ def import_seeds(store: Store, path: Path, workers: int = 1, skip_bad: bool = Fa
               "size_bytes": scan.size, "first_seen_at": now, "run_id": run_id}
     own = executor is None
     executor = executor or make_executor(workers)
-    batch: list[SeedResult] = []
+    writer = _SeedWriter(store, sid, run_id, stamp, source, report, on_result)
     try:
-        for res in executor.map(_process, iter_seeds(path)):
-            batch.append(res)
-            report.ran += res.run_status == "ok"
-            report.solved += res.objective is not None
-            report.accepted += res.accepted
-            if not res.accepted:
-                report.reasons[res.reason or "?"] += 1
-            if on_result:
-                on_result(report)
-            if len(batch) >= BATCH:
-                _write(store, batch, sid, stamp, source)
-                batch = []
-        _write(store, batch, sid, stamp, source)
+        drive(iter_seeds(path), _process, writer, executor)
     finally:
         if own:
             executor.close()
@@ -407,6 +435,7 @@ def import_seeds(store: Store, path: Path, workers: int = 1, skip_bad: bool = Fa
                                "counts": {"seeds": report.seeds, "ran": report.ran,
                                           "solved": report.solved,
                                           "accepted": report.accepted,
+                                          "failed": report.reasons.get("task_failed", 0),
                                           "bad_lines_skipped": len(scan.skipped)},
                                "status": "complete", "ortrex_version": __version__,
                                "started_at": now, "finished_at": utcnow()}])

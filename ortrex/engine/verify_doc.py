@@ -1,5 +1,6 @@
 """Verifying one rendered artefact: static checks, a sandbox run, the captured model's
-equivalence with the instance and the statement's fidelity. Runs in worker processes."""
+equivalence with the instance, the statement's fidelity, completeness and language. Runs in
+worker processes; ``ortrex.engine.checks`` lists which apply to a document."""
 
 from __future__ import annotations
 
@@ -48,36 +49,28 @@ class Check:
         return self.status == "pass"
 
 
-@dataclass
-class ProgramVerdict:
-    """Static checks, the run, and the captured model's equivalence for one program."""
-
-    checks: list[Check]
-
-    @property
-    def failure(self) -> tuple[str, str] | None:
-        """(reason, detail) of the first failed check, or None."""
-        for c in self.checks:
-            if not c.ok:
-                return c.verifier, c.details.get("why", c.status)
-        return None
-
-
-def verify_program(code: str, files: dict[str, str], instance: CanonicalModel,
-                   objective: float, model_name: str = "model",
-                   limits: Limits | None = None) -> ProgramVerdict:
-    """Static checks, then a sandbox run whose optimum must match ``objective`` and whose
-    captured model must be structurally equivalent to ``instance``."""
-    checks: list[Check] = []
+def program_static(code: str, files: dict[str, str], model_name: str = "model",
+                   tolerated: frozenset[str] = frozenset()) -> tuple[Check, str]:
+    """The static checks of a program: the verdict and the code to run. ``tolerated``
+    findings (seed import's) are noted, not failed."""
     t0 = time.perf_counter()
     report = check_program(code, tuple(files), model_name)
-    checks.append(Check("static", "pass" if report.ok else "fail",
-                        runtime_s=time.perf_counter() - t0,
-                        details={"why": report.summary()} if not report.ok else {}))
-    if not report.ok:
-        return ProgramVerdict(checks)
+    fatal = [f for f in report.findings if f.code not in tolerated]
+    noted = [f for f in report.findings if f.code in tolerated]
+    details: dict[str, Any] = {"notes": "; ".join(str(f) for f in noted)} if noted else {}
+    if fatal:
+        details["why"] = "; ".join(str(f) for f in fatal)
+    return (Check("static", "fail" if fatal else "pass", runtime_s=time.perf_counter() - t0,
+                  details=details), report.code or code)
+
+
+def verify_run(code: str, files: dict[str, str], instance: CanonicalModel, objective: float,
+               limits: Limits | None = None) -> list[Check]:
+    """A sandbox run whose optimum must match ``objective`` and whose captured model must be
+    structurally equivalent to ``instance`` (the code has passed its static checks)."""
+    checks: list[Check] = []
     # The verifier's harness, not the taught code, asks Gurobi for a proven optimum.
-    run = sandbox().run(Job(report.code, {**files, "gurobi.env": "MIPGap 1e-9\n"},
+    run = sandbox().run(Job(code, {**files, "gurobi.env": "MIPGap 1e-9\n"},
                             limits or Limits()))
     status, value = parse_output(run.stdout)
     # HiGHS stops within its default relative MIP gap (1e-4): a printed MIP optimum may be
@@ -95,12 +88,12 @@ def verify_program(code: str, files: dict[str, str], instance: CanonicalModel,
                         {"run_status": run.status, "isolation": run.isolation,
                          **({"why": why} if why else {})}))
     if run.status != "ok":
-        return ProgramVerdict(checks)
+        return checks
     t1 = time.perf_counter()
     if run.capture_status != "ok" or run.captured is None:
         checks.append(Check("equivalence", "fail", details={
             "why": f"no trusted model capture ({run.capture_status}): {run.capture_detail}"}))
-        return ProgramVerdict(checks)
+        return checks
     try:
         captured = loads(run.captured.decode("utf-8", "replace"), "mps", "<captured model>")
         eq = check_equivalence(instance, captured, time_limit=30)
@@ -109,7 +102,7 @@ def verify_program(code: str, files: dict[str, str], instance: CanonicalModel,
                             details={"verdict": eq.verdict, "why": eq.reason}))
     except ModelFileError as exc:
         checks.append(Check("equivalence", "fail", details={"why": f"captured model: {exc}"}))
-    return ProgramVerdict(checks)
+    return checks
 
 
 def verify_statement(sm: SemanticModel, form: str, text: str,

@@ -23,6 +23,7 @@ from ortrex.engine.operators.base import (
     used_sets,
     with_changes,
 )
+from ortrex.engine.operators.registry import operator
 from ortrex.ir.expr import Cond, Idx, P, V, total
 from ortrex.ir.semantic import (
     ConstraintFamily,
@@ -35,6 +36,7 @@ from ortrex.render.situation import column_labels
 from ortrex.render.telling import plain
 
 
+@operator('budget, minimum service, capacity, ratio or either-or')
 def add_constraint(ctx: Context) -> Mutation:
     """A constraint family from the catalogue: budget, minimum service, capacity, ratio,
     either-or or precedence, sized from the parent's optimum so that it matters."""
@@ -197,6 +199,7 @@ def _sole_driver(sm: SemanticModel, cf: ConstraintFamily) -> bool:
                                           if c.name != cf.name)
 
 
+@operator('a constraint family removed')
 def remove_constraint(ctx: Context) -> Mutation:
     """A constraint family that does not define the problem removed (by role: never an
     assignment, degree, balance, subtour, linking or defining row; verification rejects an

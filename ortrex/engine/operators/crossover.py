@@ -14,6 +14,7 @@ from ortrex.engine.operators.base import (
     entity,
     fresh_name,
 )
+from ortrex.engine.operators.registry import operator
 from ortrex.ir.expr import Add, Neg, P, V, total
 from ortrex.ir.semantic import (
     ConstraintFamily,
@@ -106,3 +107,6 @@ CROSSOVER_PARTNERS: dict[str, tuple[str, ...]] = {}
 
 for _a, _b in _CROSSOVERS:
     CROSSOVER_PARTNERS[_a] = (*CROSSOVER_PARTNERS.get(_a, ()), _b)
+
+
+operator("two compatible families combined", parents=2, partners=CROSSOVER_PARTNERS)(crossover)

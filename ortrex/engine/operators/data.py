@@ -18,6 +18,7 @@ from ortrex.engine.operators.base import (
     round_like,
     with_changes,
 )
+from ortrex.engine.operators.registry import operator
 from ortrex.ir.expr import as_expr
 from ortrex.ir.semantic import (
     Parameter,
@@ -25,6 +26,7 @@ from ortrex.ir.semantic import (
 )
 
 
+@operator('a parameter scaled')
 def scale_data(ctx: Context) -> Mutation:
     """One data parameter scaled by a factor."""
     sm = ctx.parent
@@ -41,6 +43,7 @@ def _rhs_params(sm: SemanticModel, sense: str) -> list[Parameter]:
     return [p for p in numeric_params(sm) if p.name in names]
 
 
+@operator('capacities tightened or loosened')
 def tighten_capacity(ctx: Context) -> Mutation:
     """Capacities (right-hand sides of <= families) tightened or loosened."""
     sm = ctx.parent
@@ -51,6 +54,7 @@ def tighten_capacity(ctx: Context) -> Mutation:
                  params=tuple(new if q.name == p.name else q for q in sm.params))
 
 
+@operator('requirements and ratios moved')
 def shift_requirements(ctx: Context) -> Mutation:
     """Requirements and ratios (right-hand sides of >= families) shifted entry by entry."""
     sm = ctx.parent
@@ -61,6 +65,7 @@ def shift_requirements(ctx: Context) -> Mutation:
                  params=tuple(new if q.name == p.name else q for q in sm.params))
 
 
+@operator('a set grows or shrinks')
 def resize_set(ctx: Context) -> Mutation:
     """A set grows (new entities with data drawn from the existing ones) or shrinks."""
     sm = ctx.parent
@@ -111,6 +116,7 @@ def _jitter_new(p: Parameter, v: np.ndarray, axis: int, n: int,
     return v
 
 
+@operator('a compatibility matrix made sparser')
 def sparsify(ctx: Context) -> Mutation:
     """A 0/1 compatibility matrix made sparser (every row keeps at least one 1)."""
     sm = ctx.parent

@@ -21,6 +21,7 @@ from ortrex.engine.operators.base import (
     sum_over,
     with_changes,
 )
+from ortrex.engine.operators.registry import operator
 from ortrex.ir.expr import Add, Neg, P, Sum, V, Var, expand
 from ortrex.ir.semantic import (
     ConstraintFamily,
@@ -31,6 +32,7 @@ from ortrex.ir.semantic import (
 from ortrex.render.telling import per_unit
 
 
+@operator('an added weighted secondary term')
 def objective_secondary(ctx: Context) -> Mutation:
     """A weighted secondary term: a per-unit handling charge on one variable family."""
     sm = ctx.parent
@@ -50,6 +52,7 @@ def objective_secondary(ctx: Context) -> Mutation:
                      " net of handling charges")))  # the wording follows the sign
 
 
+@operator('min-max / makespan form')
 def objective_minmax(ctx: Context) -> Mutation:
     """Min-max (makespan) form: the objective's sum over a set becomes its largest term."""
     sm = ctx.parent
@@ -90,6 +93,7 @@ def objective_minmax(ctx: Context) -> Mutation:
                  objective=ObjectiveSpec(o.sense, V(z), desc))
 
 
+@operator('cost minimisation to profit')
 def cost_to_profit(ctx: Context) -> Mutation:
     """A cost-minimising model becomes profit-maximising: revenue per unit sold minus the
     costs. Only a cost in money becomes a profit (not a count of bins, not a variance), and the

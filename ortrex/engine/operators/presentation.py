@@ -16,10 +16,12 @@ from ortrex.engine.operators.base import (
     pick,
     with_changes,
 )
+from ortrex.engine.operators.registry import operator
 from ortrex.ir.semantic import SemanticModel
 from ortrex.render.names import element_names
 
 
+@operator("same data, another domain's vocabulary, units and story", presentation=True)
 def domain_shift(ctx: Context) -> Mutation:
     """The same data told in another of the family's domains (vocabulary, units, story)."""
     sm = ctx.parent
@@ -71,6 +73,7 @@ def _shape(sm: SemanticModel) -> tuple[object, ...]:
 _ORDERED = ("quarter", "month", "weekday", "week", "hour", "year", "shift")
 
 
+@operator('every element renamed and reordered', presentation=True)
 def rename_entities(ctx: Context) -> Mutation:
     """The elements of every set whose names are names (places, people, products, codes)
     drawn afresh from the set's name kind; the data stays where it was. Periods keep their

@@ -23,6 +23,7 @@ from ortrex.engine.operators.base import (
     sum_over,
     with_changes,
 )
+from ortrex.engine.operators.registry import operator
 from ortrex.ir.expr import Add, Neg, P, V, Var
 from ortrex.ir.semantic import (
     ConstraintFamily,
@@ -32,6 +33,7 @@ from ortrex.ir.semantic import (
 from ortrex.render.telling import plain
 
 
+@operator('continuous to integer for countable entities')
 def integer_quantities(ctx: Context) -> Mutation:
     """A continuous family of countable things becomes integer."""
     sm = ctx.parent
@@ -41,6 +43,7 @@ def integer_quantities(ctx: Context) -> Mutation:
                  variables=tuple(new if v.name == fam.name else v for v in sm.variables))
 
 
+@operator('on/off binaries with big-M links')
 def on_off_binaries(ctx: Context) -> Mutation:
     """An on/off binary per entry of a quantity family, linked by big-M, with a fixed cost."""
     sm = ctx.parent
@@ -88,6 +91,7 @@ def on_off_binaries(ctx: Context) -> Mutation:
                  objective=replace(o, expr=expr, description=desc))
 
 
+@operator('a hard family made soft at a penalty')
 def slack_penalty(ctx: Context) -> Mutation:
     """A hard inequality family becomes soft: a slack variable per row at a penalty."""
     sm = ctx.parent
