@@ -35,37 +35,44 @@ class RateColumn(ProgressColumn):
 
 @contextmanager
 def stages(units: dict[str, str] | None = None) -> Iterator[
-        tuple[Callable[[str, int], None], Callable[[str], None]]]:
-    """A progress display driven by ``on_stage(name, total)`` and ``tick(name)`` callbacks."""
+        tuple[Callable[[str, int], None], Callable[..., None]]]:
+    """A progress display driven by ``on_stage(name, total)`` and ``tick(name, note)``
+    callbacks (the note: outcomes so far, such as accepted / rejected / failed)."""
     units = units or {}
     with Progress(TextColumn("[bold]{task.description:<8}"), BarColumn(), MofNCompleteColumn(),
                   TextColumn("{task.fields[unit]}"), RateColumn(), TimeElapsedColumn(),
-                  TimeRemainingColumn(), console=err_console, transient=True) as bar:
+                  TimeRemainingColumn(), TextColumn("{task.fields[note]}"),
+                  console=err_console, transient=True) as bar:
         tasks: dict[str, object] = {}
 
         def on_stage(name: str, total: int) -> None:
-            tasks[name] = bar.add_task(name, total=total, unit=units.get(name, "items"))
+            tasks[name] = bar.add_task(name, total=total, unit=units.get(name, "items"),
+                                       note="")
 
-        def tick(name: str) -> None:
+        def tick(name: str, note: str | None = None) -> None:
             bar.advance(tasks[name])  # type: ignore[arg-type]
+            if note is not None:
+                bar.update(tasks[name], note=note)  # type: ignore[arg-type]
 
         yield on_stage, tick
 
 
 @contextmanager
-def job_progress(total: int, done: int = 0) -> Iterator[Callable[[int, int, dict[str, int]],
-                                                                 None]]:
-    """Progress of a generation job: accepted of ``total``, rate, rejections by reason."""
+def job_progress(total: int, done: int = 0) -> Iterator[Callable[..., None]]:
+    """Progress of a generation job: accepted of ``total``, rate, ETA, rejections by reason
+    and failed tasks."""
     with Progress(TextColumn("[bold]accepted"), BarColumn(), MofNCompleteColumn(),
                   RateColumn(), TimeElapsedColumn(), TimeRemainingColumn(),
                   TextColumn("{task.fields[rejected]}"), console=err_console,
                   transient=True) as bar:
         task = bar.add_task("generate", total=total, completed=done, rejected="")
 
-        def update(accepted: int, tasks: int, rejected: dict[str, int]) -> None:
+        def update(accepted: int, tasks: int, rejected: dict[str, int], failed: int = 0
+                   ) -> None:
             text = ", ".join(f"{k} {v}" for k, v in sorted(rejected.items()))
             bar.update(task, completed=accepted,
-                       rejected=f"{tasks} tasks" + (f"; rejected: {text}" if text else ""))
+                       rejected=f"{tasks} tasks" + (f"; rejected: {text}" if text else "") +
+                       (f"; failed: {failed}" if failed else ""))
 
         yield update
 

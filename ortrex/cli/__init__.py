@@ -22,6 +22,7 @@ FORMATS = ("lp", "mps", "mps-fixed", "mps-free", "json")
 
 
 app = typer.Typer(
+    rich_markup_mode=None,
     name="ortrex",
     help="ortrex: a corpus engine for Operations Research language models.",
     no_args_is_help=True,

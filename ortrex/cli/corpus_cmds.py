@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 from typing import Annotated
 
@@ -10,45 +9,64 @@ import typer
 from rich.table import Table
 
 from ortrex.cli import DbOption, _db, app
+from ortrex.cli.options import (
+    DEFAULT_WORKERS,
+    CountOption,
+    CpusPerTaskOption,
+    ExecutorOption,
+    RayAddressOption,
+    RetriesOption,
+    WorkersOption,
+    executor,
+)
 
 
 @app.command("generate")
 def generate_cmd(
     families: Annotated[str, typer.Option(help="'all' or a comma-separated list.")] = "all",
-    count: Annotated[int, typer.Option(help="Accepted instances to produce.")] = 500,
+    count: CountOption = 100,
     seed: Annotated[int, typer.Option(help="Random seed (the job is deterministic).")] = 0,
-    workers: Annotated[int, typer.Option(help="Worker processes (default: CPU count).")]
-    = os.cpu_count() or 1,
+    workers: WorkersOption = DEFAULT_WORKERS,
+    executor_kind: ExecutorOption = "local",
+    ray_address: RayAddressOption = None,
+    cpus_per_task: CpusPerTaskOption = 1.0,
+    retries: RetriesOption = 2,
     size: Annotated[str, typer.Option(help="small, medium, large, or mix (each task draws "
                                       "one: 30/45/25).")] = "mix",
     time_limit: Annotated[float, typer.Option(help="Seconds per solve.")] = 10.0,
-    resume: Annotated[bool, typer.Option("--resume", help="Continue a stopped job.")] = False,
+    resume: Annotated[bool, typer.Option(
+        "--resume", hidden=True, help="Kept for old scripts: a rerun always continues.")]
+    = False,
     db: DbOption = None,
 ) -> None:
-    """Generate verified instances: sample families, solve with HiGHS and Gurobi, filter."""
+    """Generate verified instances: sample families, solve with HiGHS and Gurobi, filter
+    (run it again to continue; a larger --count continues the same job)."""
     from ortrex.engine.jobs import JobSpec
 
     spec = JobSpec(JobSpec.parse_families(families), count, seed, size, time_limit)
-    _run_generate(db, spec, workers, resume)
+    _run_generate(db, spec, (workers, executor_kind, ray_address, cpus_per_task, retries))
 
 
-def _run_generate(db: Path | None, spec: object, workers: int, resume: bool) -> None:
-    from ortrex.engine.jobs import make_executor, run_job
+Run = tuple[int, str, str | None, float, int]  # workers, executor, Ray address, CPUs, retries
+
+
+def _run_generate(db: Path | None, spec: object, run: Run) -> None:
+    from ortrex.engine.jobs import run_job
     from ortrex.store import Store
     from ortrex.ui import console, job_progress
 
-    executor = make_executor(workers)  # checks the worker count before the store is touched
+    ex = executor(*run)  # checks the worker count and executor before the store is touched
     try:
         with Store(_db(db), create=True) as store, \
                 job_progress(spec.count) as update:  # type: ignore[attr-defined]
-            report = run_job(store, spec, workers=workers, resume=resume,  # type: ignore
-                             executor=executor, on_result=lambda r, ok, why, rep: update(
-                                 rep.accepted, rep.tasks, dict(rep.rejected)))
+            report = run_job(store, spec, workers=run[0], resume=True,  # type: ignore
+                             executor=ex, on_result=lambda r, ok, why, rep: update(
+                                 rep.accepted, rep.tasks, dict(rep.rejected), rep.failed))
             statuses = store.query(
                 "SELECT verifier, status, count(*) AS n FROM verifications WHERE run_id = ? "
                 "GROUP BY ALL ORDER BY ALL", [report.run_id])
     finally:
-        executor.close()
+        ex.close()
     console.print(_generate_tables(report, statuses))
 
 
@@ -82,6 +100,12 @@ def _generate_tables(report: object, statuses: object) -> object:
         out.add_row("tasks / s", f"{new / report.seconds:.1f}")
         out.add_row("solver share of worker time", f"{s['solver_share']:.0%}")
     return Columns([out, fam])
+
+
+def _outcomes(good: int, bad: int, failed: int, good_word: str = "accepted",
+              bad_word: str = "rejected") -> str:
+    """The outcome counts shown beside a progress bar."""
+    return f"{good_word} {good}, {bad_word} {bad}" + (f", failed {failed}" if failed else "")
 
 
 FormsOption = Annotated[str, typer.Option("--forms", help="Comma-separated: DP, DT, DPS.")]
@@ -142,35 +166,38 @@ def _render_spec(forms: str, kinds: str, seed: int, near_duplicate: float,
                       contamination, llm_base_url, llm_model, cache)
 
 
-def _run_render(db: Path | None, spec: object, workers: int, limit: int | None) -> None:
+def _run_render(db: Path | None, spec: object, run: Run, limit: int | None) -> None:
     from ortrex.engine.documents import run_render
-    from ortrex.engine.jobs import make_executor
     from ortrex.store import Store
     from ortrex.ui import console, stages
 
-    executor = make_executor(workers)
+    ex = executor(*run)
     try:
         with Store(_db(db), create=True) as store, \
                 stages({"render": "instances"}) as (on_stage, tick):
-            report = run_render(store, spec, workers=workers, limit=limit,  # type: ignore
-                                executor=executor, on_start=lambda n: on_stage("render", n),
-                                on_result=lambda rep: tick("render"))
+            report = run_render(store, spec, workers=run[0], limit=limit,  # type: ignore
+                                executor=ex, on_start=lambda n: on_stage("render", n),
+                                on_result=lambda rep: tick("render", _outcomes(
+                                    rep.accepted, sum(rep.rejected.values()), rep.failed)))
     finally:
-        executor.close()
+        ex.close()
     console.print(_render_table(report))
 
 
 @app.command("pipeline")
 def pipeline_cmd(
-    count: Annotated[int, typer.Option(help="Accepted instances to generate.")] = 100,
+    count: CountOption = 100,
     families: Annotated[str, typer.Option(help="'all' or a comma-separated list.")] = "all",
     size: Annotated[str, typer.Option(help="small, medium, large, or mix (each task draws "
                                       "one: 30/45/25).")] = "mix",
     seed: Annotated[int, typer.Option(help="Random seed (the job is deterministic).")] = 0,
     forms: FormsOption = "DP,DT,DPS",
     kinds: KindsOption = "cpt,sft",
-    workers: Annotated[int, typer.Option(help="Worker processes (default: CPU count).")]
-    = os.cpu_count() or 1,
+    workers: WorkersOption = DEFAULT_WORKERS,
+    executor_kind: ExecutorOption = "local",
+    ray_address: RayAddressOption = None,
+    cpus_per_task: CpusPerTaskOption = 1.0,
+    retries: RetriesOption = 2,
     time_limit: Annotated[float, typer.Option(help="Seconds per solve.")] = 10.0,
     llm_base_url: LlmUrlOption = None,
     llm_model: LlmModelOption = None,
@@ -182,8 +209,9 @@ def pipeline_cmd(
 
     spec = JobSpec(JobSpec.parse_families(families), count, seed, size, time_limit)
     render_spec = _render_spec(forms, kinds, seed, 0.85, 0.5, db, llm_base_url, llm_model)
-    _run_generate(db, spec, workers, resume=True)
-    _run_render(db, render_spec, workers, None)
+    run = (workers, executor_kind, ray_address, cpus_per_task, retries)
+    _run_generate(db, spec, run)
+    _run_render(db, render_spec, run, None)
 
 
 @app.command("render")
@@ -192,8 +220,11 @@ def render_cmd(
     kinds: KindsOption = "cpt,sft",
     limit: Annotated[int | None, typer.Option(min=0, help="Instances to render at most.")]
     = None,
-    workers: Annotated[int, typer.Option(help="Worker processes (default: CPU count).")]
-    = os.cpu_count() or 1,
+    workers: WorkersOption = DEFAULT_WORKERS,
+    executor_kind: ExecutorOption = "local",
+    ray_address: RayAddressOption = None,
+    cpus_per_task: CpusPerTaskOption = 1.0,
+    retries: RetriesOption = 2,
     seed: Annotated[int, typer.Option(help="Seed of layouts and wording.")] = 0,
     near_duplicate: Annotated[float, typer.Option(help="MinHash Jaccard at or above which a "
                                                   "statement is a near-duplicate.")] = 0.85,
@@ -207,10 +238,11 @@ def render_cmd(
     captured-model equivalence, fidelity, near-duplicates, decontamination)."""
     spec = _render_spec(forms, kinds, seed, near_duplicate, contamination, db, llm_base_url,
                         llm_model)
-    _run_render(db, spec, workers, limit)
+    _run_render(db, spec, (workers, executor_kind, ray_address, cpus_per_task, retries), limit)
 
 
-verify_app = typer.Typer(help="Verify stored artefacts again.", no_args_is_help=True)
+verify_app = typer.Typer(rich_markup_mode=None, help="Verify stored artefacts again.",
+                         no_args_is_help=True)
 
 
 app.add_typer(verify_app, name="verify")
@@ -220,31 +252,37 @@ app.add_typer(verify_app, name="verify")
 def verify_documents_cmd(
     limit: Annotated[int | None, typer.Option(min=0, help="Documents to check at most.")]
     = None,
-    workers: Annotated[int, typer.Option(help="Worker processes (default: CPU count).")]
-    = os.cpu_count() or 1,
+    workers: WorkersOption = DEFAULT_WORKERS,
+    executor_kind: ExecutorOption = "local",
+    ray_address: RayAddressOption = None,
+    cpus_per_task: CpusPerTaskOption = 1.0,
+    retries: RetriesOption = 2,
     db: DbOption = None,
 ) -> None:
     """Run every document's checks again and update its status."""
-    from ortrex.engine.jobs import make_executor
     from ortrex.engine.recheck import recheck_documents
     from ortrex.store import Store
     from ortrex.ui import console, stages
 
-    executor = make_executor(workers)
+    ex = executor(workers, executor_kind, ray_address, cpus_per_task, retries)
     try:
         with Store(_db(db)) as store, stages({"verify": "documents"}) as (on_stage, tick):
             n = store.query("SELECT count(*) FROM documents WHERE statement IS NOT NULL").item()
             on_stage("verify", min(int(n), limit) if limit is not None else int(n))
-            rep = recheck_documents(store, workers, limit, executor,
-                                    on_result=lambda r: tick("verify"))
+            rep = recheck_documents(store, workers, limit, ex,
+                                    on_result=lambda r: tick("verify", _outcomes(
+                                        r.passed, sum(r.failed.values()), r.task_failures,
+                                        "pass", "fail")))
     finally:
-        executor.close()
+        ex.close()
     t = Table(title="verify documents", show_header=False)
     t.add_column("what")
     t.add_column("count", justify="right")
     for what, v in [("documents", rep.documents), ("pass", rep.passed),
                     *[(f"fail: {k}", c) for k, c in sorted(rep.failed.items())],
-                    ("status changed", rep.changed), ("seconds", f"{rep.seconds:.1f}")]:
+                    ("status changed", rep.changed),
+                    ("task failures (see task_failures)", rep.task_failures),
+                    ("seconds", f"{rep.seconds:.1f}")]:
         t.add_row(what, str(v))
     console.print(t)
 
@@ -252,29 +290,34 @@ def verify_documents_cmd(
 @app.command("import-seeds")
 def import_seeds_cmd(
     file: Annotated[Path, typer.Argument(help="JSONL of {id, problem, answer, metadata}.")],
-    workers: Annotated[int, typer.Option(help="Worker processes (default: CPU count).")]
-    = os.cpu_count() or 1,
+    workers: WorkersOption = DEFAULT_WORKERS,
+    executor_kind: ExecutorOption = "local",
+    ray_address: RayAddressOption = None,
+    cpus_per_task: CpusPerTaskOption = 1.0,
+    retries: RetriesOption = 2,
     skip_bad: Annotated[bool, typer.Option(
         "--skip-bad", help="Skip malformed lines (listed) instead of stopping.")] = False,
     db: DbOption = None,
 ) -> None:
     """Import problem/answer seeds: run each answer program in the sandbox, capture its model,
     verify it with HiGHS and Gurobi, and store the instance and the text with provenance."""
-    from ortrex.engine.jobs import make_executor
     from ortrex.engine.seeds import import_seeds, scan_seeds
     from ortrex.store import Store
     from ortrex.ui import console, stages
 
     scan_seeds(file, skip_bad)  # a malformed file stops here, before the store is touched
-    executor = make_executor(workers)
+    ex = executor(workers, executor_kind, ray_address, cpus_per_task, retries)
     try:
         with Store(_db(db), create=True) as store, \
                 stages({"seeds": "seeds"}) as (on_stage, tick):
-            rep = import_seeds(store, file, workers, skip_bad, executor,
-                               on_result=lambda r: tick("seeds"),
+            rep = import_seeds(store, file, workers, skip_bad, ex,
+                               on_result=lambda r: tick("seeds", _outcomes(
+                                   r.accepted, sum(r.reasons.values()) -
+                                   r.reasons.get("task_failed", 0),
+                                   r.reasons.get("task_failed", 0))),
                                on_start=lambda n: on_stage("seeds", n))
     finally:
-        executor.close()
+        ex.close()
     t = Table(title=f"seeds from {file}", show_header=False)
     t.add_column("what")
     t.add_column("count", justify="right")
@@ -299,21 +342,23 @@ def mutate_cmd(
     per_parent: Annotated[int, typer.Option(help="Children per parent and round.")] = 2,
     rounds: Annotated[int, typer.Option(help="Rounds (children become parents).")] = 1,
     seed: Annotated[int, typer.Option(help="Random seed.")] = 0,
-    workers: Annotated[int, typer.Option(help="Worker processes (default: CPU count).")]
-    = os.cpu_count() or 1,
+    workers: WorkersOption = DEFAULT_WORKERS,
+    executor_kind: ExecutorOption = "local",
+    ray_address: RayAddressOption = None,
+    cpus_per_task: CpusPerTaskOption = 1.0,
+    retries: RetriesOption = 2,
     time_limit: Annotated[float, typer.Option(help="Seconds per solve.")] = 10.0,
     db: DbOption = None,
 ) -> None:
     """Mutate selected instances for some rounds; every child is verified like a fresh one
     (run it again to resume)."""
     from ortrex.engine.evolve import MutateSpec, run_mutate, select_parents
-    from ortrex.engine.jobs import make_executor
     from ortrex.store import Store
     from ortrex.ui import console, stages
 
     spec = MutateSpec(MutateSpec.parse_operators(operators), source, per_parent, rounds, seed,
                       time_limit)
-    executor = make_executor(workers)
+    ex = executor(workers, executor_kind, ray_address, cpus_per_task, retries)
     try:
         with Store(_db(db)) as store:
             select_parents(store, spec.selection)  # bad or empty selections stop here
@@ -325,10 +370,11 @@ def mutate_cmd(
                     current[0] = f"round {r}"
                     on_stage(current[0], n)
 
-                rep = run_mutate(store, spec, workers, executor, on_round=on_round,
-                                 on_result=lambda _: tick(current[0]))
+                rep = run_mutate(store, spec, workers, ex, on_round=on_round,
+                                 on_result=lambda r: tick(current[0], _outcomes(
+                                     r.accepted, sum(r.rejected.values()), r.failed)))
     finally:
-        executor.close()
+        ex.close()
     t = Table(title="children by operator")
     for col in ("operator", "tasks", "accepted", "rejected", "not applicable"):
         t.add_column(col, justify="left" if col == "operator" else "right")

@@ -12,7 +12,8 @@ from rich.table import Table
 
 from ortrex.cli import DbOption, UsageError, _db, app
 
-eval_app = typer.Typer(help="Evaluate a served model (any OpenAI-compatible endpoint) on "
+eval_app = typer.Typer(rich_markup_mode=None,
+                       help="Evaluate a served model (any OpenAI-compatible endpoint) on "
                             "NL4OPT, OptiBench, B4O-Feasible, B4O-ORGEval and ortrex-heldout.")
 app.add_typer(eval_app, name="eval")
 

@@ -13,7 +13,8 @@ from rich.table import Table
 
 from ortrex.cli import DbOption, UsageError, _db, app
 
-export_app = typer.Typer(help="Export documents as training data (MindSpeed-LLM / Megatron).",
+export_app = typer.Typer(rich_markup_mode=None,
+                         help="Export documents as training data (MindSpeed-LLM / Megatron).",
                          no_args_is_help=True)
 app.add_typer(export_app, name="export")
 

@@ -79,8 +79,11 @@ class JobSpec:
 
     @property
     def run_id(self) -> str:
-        """Content-derived run id: the same spec is the same run (and can be resumed)."""
-        return content_id("run", "generate", asdict(self))
+        """Content-derived run id: the same spec is the same run (and can be resumed). The
+        count is not part of it: tasks are the same whatever the target, so a larger count
+        continues the same run."""
+        return content_id("run", "generate", {k: v for k, v in asdict(self).items()
+                                              if k != "count"})
 
     def family_of(self, task: int) -> str:
         """Family of task ``task`` (round robin)."""
