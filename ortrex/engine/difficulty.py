@@ -49,16 +49,19 @@ def big_m_rows(model: CanonicalModel) -> int:
     return int(np.count_nonzero(has & first_top & (big >= 10) & (big >= 10 * rest)))
 
 
-def difficulty(model: CanonicalModel, nodes: int = 0, seconds: float = 0.0) -> Difficulty:
+def difficulty(model: CanonicalModel, nodes: int = 0, iterations: int = 0) -> Difficulty:
     """OptMATH-style weighted counts (binary 2, integer 3, continuous 1, rows 1, nonzeros
-    0.05, big-M rows 5, quadratic terms 2) on a log scale, plus search effort."""
+    0.05, big-M rows 5, quadratic terms 2) on a log scale, plus search effort: HiGHS's
+    branch-and-bound nodes and simplex iterations (counts, not seconds: a score must not
+    depend on how loaded the machine was, or the same instance lands in another band on a
+    busy machine, a cluster or a rerun)."""
     s = model.stats()
     n_cont = s.n_vars - s.n_int - s.n_bin
     m = big_m_rows(model) if model.is_mip else 0
     q_terms = int(model.qobj[0].size + model.qrows[0].size)
     structure = (n_cont + 2 * s.n_bin + 3 * s.n_int + s.n_rows + 0.05 * s.nnz + 5 * m
                  + 2 * q_terms)
-    effort = 8 * math.log10(1 + max(0, nodes)) + 15 * math.log10(1 + 1000 * max(0.0, seconds))
+    effort = 8 * math.log10(1 + max(0, nodes)) + 12 * math.log10(1 + max(0, iterations))
     score = round(10 * math.log2(1 + structure) + effort, 3)
     band = next(name for limit, name in BANDS if score < limit)
     return Difficulty(score, band, m, structure, effort)

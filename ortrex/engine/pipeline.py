@@ -55,8 +55,11 @@ def verify(model: CanonicalModel, semantic: SemanticModel | None = None,
     solver_s = sum(r.runtime_s for r in results)
     checks = {r.solver: check_solution(model, r.x) for r in results if r.x is not None}
     optimal = [r for r in results if r.status is SolveStatus.OPTIMAL]
-    effort = max(results, key=lambda r: r.runtime_s)
-    diff = difficulty(model, effort.nodes, effort.runtime_s)
+    # Effort by HiGHS's counts (it always runs; one thread, so the counts are the same on any
+    # machine); Gurobi's when HiGHS could not take the model.
+    effort = next((r for r in results if r.solver == "highs" and r.status not in (
+        SolveStatus.UNSUPPORTED, SolveStatus.ERROR)), results[-1])
+    diff = difficulty(model, effort.nodes, effort.iterations)
     flags: list[str] = []
     if any(r.status in (SolveStatus.SKIPPED_LICENSE, SolveStatus.UNSUPPORTED) for r in results):
         flags.append("single_solver")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import re
 import traceback
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -27,8 +28,13 @@ class TaskFailure:
 
     @property
     def digest(self) -> str:
-        """A short hash grouping failures of the same cause."""
-        return hashlib.sha256(f"{self.kind}\n{self.traceback}".encode()).hexdigest()[:16]
+        """A short hash grouping failures of the same cause: the traceback without line
+        numbers, carets, addresses or the values in the message (``odd task 1`` and ``odd
+        task 3`` are one bug)."""
+        tb = re.sub(r"line \d+", "line N", self.traceback)
+        tb = re.sub(r"^\s*[\^~]+\s*$", "", tb, flags=re.M)
+        tb = re.sub(r"0x[0-9a-fA-F]+|\d+(\.\d+)?", "#", tb)
+        return hashlib.sha256(f"{self.kind}\n{tb}".encode()).hexdigest()[:16]
 
     def line(self) -> str:
         """One line for a log or a table cell."""

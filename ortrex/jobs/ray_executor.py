@@ -10,6 +10,7 @@ that kills its worker becomes a crash failure and the others are kept.
 from __future__ import annotations
 
 import os
+import sys
 import time
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
@@ -26,6 +27,13 @@ def _ray() -> Any:
     except ImportError:
         raise ExecutorError("--executor ray needs Ray: pip install -e '.[ray]'") from None
     return ray
+
+
+def _lost(ray: Any) -> tuple[type[BaseException], ...]:
+    """Ray's errors for a task whose worker process or node went away."""
+    e = ray.exceptions
+    return (e.WorkerCrashedError, e.NodeDiedError, e.ObjectLostError,
+            getattr(e, "ActorDiedError", e.WorkerCrashedError))
 
 
 class RayExecutor:
@@ -51,7 +59,10 @@ class RayExecutor:
                 if address:
                     ray.init(address=address, **kwargs)
                 else:  # a local Ray instance with this many CPU slots
-                    ray.init(num_cpus=workers, **kwargs)
+                    # Its workers import what this process can import (the same machine).
+                    path = os.pathsep.join(p for p in sys.path if p and os.path.isdir(p))
+                    ray.init(num_cpus=workers, runtime_env={"env_vars": {"PYTHONPATH": path}},
+                             **kwargs)
             except (ConnectionError, RuntimeError, ValueError) as exc:
                 raise ExecutorError(f"cannot start or reach Ray at {address or 'local'}: "
                                     f"{str(exc).splitlines()[0]}") from None
@@ -64,8 +75,7 @@ class RayExecutor:
         """One task of a chunk that could not finish, on its own (Ray retried it already)."""
         try:
             return self._wait(ray, self._task.remote(fn, [item]))[0]
-        except (ray.exceptions.WorkerCrashedError, ray.exceptions.NodeDiedError,
-                ray.exceptions.RayTaskError, ray.exceptions.ObjectLostError) as exc:
+        except _lost(ray) as exc:
             self.crashes += 1
             return crash(self.retries + 1, f"the Ray worker died while running the task "
                                            f"({type(exc).__name__})")
@@ -75,7 +85,16 @@ class RayExecutor:
         while True:  # sliced, so that Ctrl-C reaches the driver at once
             done, _ = ray.wait([ref], timeout=POLL_S)
             if done:
-                return ray.get(ref)
+                try:
+                    return ray.get(ref)
+                except ray.exceptions.RayTaskError as exc:
+                    if isinstance(exc, _lost(ray)):
+                        raise
+                    # Task errors come back as values (Guarded); this is Ray failing to run
+                    # the task at all (a worker that cannot import it): no task can run.
+                    first = str(exc.cause if exc.cause is not None else exc).splitlines()
+                    raise ExecutorError("Ray workers cannot run the job's tasks: "
+                                        f"{(first or ['?'])[0]}") from None
 
     def map(self, fn: Callable[[Any], Any], items: Iterable[Any]) -> Iterator[Any]:
         ray = _ray()
@@ -99,8 +118,7 @@ class RayExecutor:
             start = time.perf_counter()
             try:
                 results = self._wait(ray, ref)
-            except (ray.exceptions.WorkerCrashedError, ray.exceptions.NodeDiedError,
-                    ray.exceptions.RayTaskError, ray.exceptions.ObjectLostError):
+            except _lost(ray):
                 self.crashes += 1
                 results = [self._alone(ray, g, item) for item in chunk]
             per_item = 0.7 * per_item + 0.3 * max(

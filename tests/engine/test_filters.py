@@ -139,7 +139,7 @@ def test_big_m_rows_and_bands() -> None:
     assert big_m_rows(m) == 2
     small = difficulty(m)
     assert small.band == "easy"
-    hard = difficulty(m, nodes=10_000, seconds=30.0)
+    hard = difficulty(m, nodes=10_000, iterations=500_000)
     assert hard.score > small.score and hard.band == "hard"
 
 

@@ -41,7 +41,8 @@ def test_schema(tmp_path: Path) -> None:
         assert types[("instances", "model")] == "BLOB"
         assert types[("lineage", "params")] == "JSON"
         assert set(s.counts()) == {"runs", "sources", "instances", "semantic_models", "documents",
-                                   "verifications", "lineage", "exports", "run_tasks"}
+                                   "verifications", "lineage", "exports", "run_tasks",
+                                   "task_failures"}
 
 
 def test_insert_is_idempotent_and_queries_give_polars(tmp_path: Path) -> None:
