@@ -13,6 +13,15 @@ import typer
 from rich.table import Table
 
 from ortrex.cli import FORMATS, DbOption, UsageError, _db, app
+from ortrex.cli.options import (
+    DEFAULT_WORKERS,
+    CpusPerTaskOption,
+    ExecutorOption,
+    RayAddressOption,
+    RetriesOption,
+    WorkersOption,
+    executor,
+)
 
 
 @app.command("import-lp")
@@ -26,8 +35,11 @@ def import_lp(
     = False,
     skip_bad: Annotated[bool, typer.Option(
         "--skip-bad", help="Skip unreadable files (counted) instead of stopping.")] = False,
-    workers: Annotated[int, typer.Option(min=1, help="Worker processes (default: CPU count).")]
-    = os.cpu_count() or 1,
+    workers: WorkersOption = DEFAULT_WORKERS,
+    executor_kind: ExecutorOption = "local",
+    ray_address: RayAddressOption = None,
+    cpus_per_task: CpusPerTaskOption = 1.0,
+    retries: RetriesOption = 2,
 ) -> None:
     """Import model files as instances, with file provenance as lineage."""
     from ortrex.engine.importer import commit_import, prepare_import
@@ -47,9 +59,14 @@ def import_lp(
     # once every input has parsed, so bad input leaves nothing behind.
     if path.exists():
         Store(path).close()
-    with stages({"parse": "files", "solve": "instances"}) as (on_stage, tick):
-        prep = prepare_import(paths, family=family, solve=solve, skip_bad=skip_bad,
-                              workers=workers, progress=tick, on_stage=on_stage)
+    ex = executor(workers, executor_kind, ray_address, cpus_per_task, retries)
+    try:
+        with stages({"parse": "files", "solve": "instances"}) as (on_stage, tick):
+            prep = prepare_import(paths, family=family, solve=solve, skip_bad=skip_bad,
+                                  workers=workers, progress=tick, on_stage=on_stage,
+                                  executor=ex)
+    finally:
+        ex.close()
     with Store(path, create=True) as store:
         report = commit_import(store, prep)
     console.print(_import_table(report, path))
@@ -135,8 +152,11 @@ def equiv_cmd(
     pairs: Annotated[Path | None, typer.Option(
         help="JSONL file of {\"a\": path, \"b\": path, ...} lines (paths relative to it); "
              "one JSON result per line, in input order.", show_default=False)] = None,
-    workers: Annotated[int, typer.Option(min=1, help="Worker processes for --pairs.")]
-    = os.cpu_count() or 1,
+    workers: WorkersOption = DEFAULT_WORKERS,
+    executor_kind: ExecutorOption = "local",
+    ray_address: RayAddressOption = None,
+    cpus_per_task: CpusPerTaskOption = 1.0,
+    retries: RetriesOption = 2,
     as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object (A B mode).")]
     = False,
     rel_tol: Annotated[float, typer.Option(min=0.0, help="Relative tolerance on numbers.")]
@@ -155,7 +175,11 @@ def equiv_cmd(
     if pairs is not None:
         if a is not None or b is not None:
             raise UsageError("give either A B or --pairs FILE, not both")
-        _equiv_pairs(pairs, workers, rel_tol, limit, output, certificate)
+        ex = executor(workers, executor_kind, ray_address, cpus_per_task, retries)
+        try:
+            _equiv_pairs(pairs, ex, rel_tol, limit, output, certificate)
+        finally:
+            ex.close()
         return
     if a is None or b is None:
         raise UsageError("give two model files A B, or --pairs FILE")
@@ -181,7 +205,7 @@ def equiv_cmd(
     raise typer.Exit({EQUIVALENT: 0, UNDECIDED: 3}.get(result.verdict, 1))
 
 
-def _equiv_pairs(path: Path, workers: int, rel_tol: float, time_limit: float | None,
+def _equiv_pairs(path: Path, ex: object, rel_tol: float, time_limit: float | None,
                  output: Path | None, certificate: bool) -> None:
     import tempfile
 
@@ -207,8 +231,9 @@ def _equiv_pairs(path: Path, workers: int, rel_tol: float, time_limit: float | N
                 sink.write(json.dumps(rec) + "\n")
                 tick("pairs")
 
-            report = run_pairs(read_pairs(path), emit, workers=workers, rel_tol=rel_tol,
-                               time_limit=time_limit, certificate=certificate)
+            report = run_pairs(read_pairs(path), emit, rel_tol=rel_tol,
+                               time_limit=time_limit, certificate=certificate,
+                               executor=ex)  # type: ignore[arg-type]
         sink.flush()
         if tmp is not None:
             sink.close()
@@ -224,5 +249,6 @@ def _equiv_pairs(path: Path, workers: int, rel_tol: float, time_limit: float | N
     for verdict, n in sorted(report.verdicts.items()):
         t.add_row(verdict, str(n))
     rate = report.pairs / report.seconds if report.seconds else 0.0
-    t.caption = f"{report.seconds:.2f} s, {rate:,.1f} pairs/s, {workers} worker(s)"
+    t.caption = (f"{report.seconds:.2f} s, {rate:,.1f} pairs/s, {ex.workers} worker(s) "  # type: ignore[attr-defined]
+                 f"on {ex.kind}")  # type: ignore[attr-defined]
     err_console.print(t)

@@ -7,7 +7,6 @@ import os
 import time
 from collections import Counter
 from collections.abc import Callable, Iterable
-from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
@@ -17,6 +16,7 @@ from ortrex import __version__
 from ortrex.ir.canonical import CanonicalModel
 from ortrex.ir.formats import ModelFileError, detect_format, loads
 from ortrex.ir.formats.text import decode_text, read_bytes
+from ortrex.jobs import Executor, TaskFailure, make_executor
 from ortrex.store.db import Store, utcnow
 from ortrex.store.ids import content_id, edge_id, verification_id
 from ortrex.store.records import instance_row
@@ -95,22 +95,16 @@ def _highs_verdict(model: CanonicalModel) -> dict[str, Any]:
     return solve_highs(model).to_dict()
 
 
-def _map(fn: Callable[[Any], Any], items: list[Any], workers: int,
+def _map(fn: Callable[[Any], Any], items: list[Any], executor: Executor | None,
          progress: Callable[[str], None] | None, stage: str) -> list[Any]:
-    """``fn`` over ``items`` in order, in worker processes when it pays off."""
+    """``fn`` over ``items`` in order, on the executor when there is one and it pays off."""
     out = []
-    if workers <= 1 or len(items) < 2 * workers:
-        results: Iterable[Any] = map(fn, items)
-        for res in results:
-            out.append(res)
-            if progress:
-                progress(stage)
-        return out
-    with ProcessPoolExecutor(max_workers=workers) as pool:
-        for res in pool.map(fn, items, chunksize=4):
-            out.append(res)
-            if progress:
-                progress(stage)
+    few = executor is None or (executor.kind == "local" and len(items) < 2 * executor.workers)
+    results: Iterable[Any] = map(fn, items) if few else executor.map(fn, items)  # type: ignore
+    for res in results:
+        out.append(res)
+        if progress:
+            progress(stage)
     return out
 
 
@@ -131,7 +125,8 @@ class PreparedImport:
 def prepare_import(paths: Iterable[str | Path], *, family: str | None = None,
                    solve: bool = False, skip_bad: bool = False, workers: int = 1,
                    progress: Callable[[str], None] | None = None,
-                   on_stage: Callable[[str, int], None] | None = None) -> PreparedImport:
+                   on_stage: Callable[[str, int], None] | None = None,
+                   executor: Executor | None = None) -> PreparedImport:
     """Read and parse every file (and solve each distinct instance with HiGHS when asked).
 
     Without ``skip_bad`` the first bad file raises :class:`ModelFileError`, before anything
@@ -141,7 +136,29 @@ def prepare_import(paths: Iterable[str | Path], *, family: str | None = None,
     files = [str(p) for p in expand_inputs(paths)]
     if on_stage:
         on_stage("parse", len(files))
-    parsed: list[ParsedFile] = _map(parse_file, files, workers, progress, "parse")
+    own = executor is None and workers > 1
+    executor = make_executor(workers) if own else executor
+    try:
+        parsed: list[ParsedFile] = [
+            ParsedFile(f, "", 0, "?", error=ModelFileError(f"{f}: reading it {r.line()}"))
+            if isinstance(r, TaskFailure) else r
+            for f, r in zip(files, _map(parse_file, files, executor, progress, "parse"),
+                            strict=True)]
+        prep = _solve(files, parsed, family, solve, skip_bad, started_at, executor, progress,
+                      on_stage)
+    finally:
+        if own and executor is not None:
+            executor.close()
+    prep.seconds = time.perf_counter() - start
+    return prep
+
+
+def _solve(files: list[str], parsed: list[ParsedFile], family: str | None, solve: bool,
+           skip_bad: bool, started_at: datetime, executor: Executor | None,
+           progress: Callable[[str], None] | None,
+           on_stage: Callable[[str, int], None] | None) -> PreparedImport:
+    """Stop at the first bad file (unless ``skip_bad``); then each distinct instance solved
+    with HiGHS when asked."""
     bad = [r for r in parsed if r.error is not None]
     if bad and not skip_bad:
         raise bad[0].error  # type: ignore[misc]
@@ -153,9 +170,10 @@ def prepare_import(paths: Iterable[str | Path], *, family: str | None = None,
                 unique.setdefault(r.model.content_hash, r.model)
         if on_stage:
             on_stage("solve", len(unique))
-        verdicts = _map(_highs_verdict, list(unique.values()), workers, progress, "solve")
-        prep.verdicts = dict(zip(unique, verdicts, strict=True))
-    prep.seconds = time.perf_counter() - start
+        verdicts = _map(_highs_verdict, list(unique.values()), executor, progress, "solve")
+        prep.verdicts = {k: v if not isinstance(v, TaskFailure) else
+                         {"solver": "highs", "status": "error", "message": v.line()}
+                         for k, v in zip(unique, verdicts, strict=True)}
     return prep
 
 

@@ -11,9 +11,8 @@ from __future__ import annotations
 import json
 import os
 import time
-from collections import Counter, deque
+from collections import Counter
 from collections.abc import Callable, Iterable, Iterator
-from concurrent.futures import Future, ProcessPoolExecutor
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
@@ -21,6 +20,7 @@ from typing import Any
 
 from ortrex.ir.canonical import CanonicalModel
 from ortrex.ir.formats import ModelFileError, UnsupportedModelError, read_model
+from ortrex.jobs import Executor, TaskFailure, in_order, make_executor
 from ortrex.verifiers.equivalence import check_equivalence
 
 ERROR = "error"
@@ -129,47 +129,47 @@ def _record(p: Pair, result: dict[str, Any] | None) -> dict[str, Any]:
     return {**p.fields, "line": p.line, **result}
 
 
+@dataclass(frozen=True)
+class _CheckChunk:
+    """The worker task: the readable pairs of a chunk checked (picklable for any executor)."""
+
+    rel_tol: float
+    time_limit: float | None
+    certificate: bool
+
+    def __call__(self, chunk: list[Pair]) -> tuple[int, list[dict[str, Any]]]:
+        work = [(p.a, p.b) for p in chunk if p.error is None]
+        return _check_chunk(work, self.rel_tol, self.time_limit,  # type: ignore[arg-type]
+                            self.certificate)
+
+
 def run_pairs(pairs: Iterable[Pair], emit: Callable[[dict[str, Any]], None], *,
               workers: int = 1, rel_tol: float = 1e-6, time_limit: float | None = None,
-              certificate: bool = False) -> PairsReport:
-    """Check every pair, calling ``emit`` with each result record in input order."""
+              certificate: bool = False, executor: Executor | None = None) -> PairsReport:
+    """Check every pair, calling ``emit`` with each result record in input order; chunks of
+    pairs run on ``executor`` (default: local processes for ``workers`` > 1, each with its
+    own model cache)."""
     report = PairsReport()
     t0 = time.perf_counter()
-
-    def out(p: Pair, result: dict[str, Any] | None) -> None:
-        rec = _record(p, result)
-        report.verdicts[rec["verdict"]] += 1
-        emit(rec)
-
-    def work(chunk: list[Pair]) -> list[tuple[str, str]]:
-        return [(p.a, p.b) for p in chunk if p.error is None]  # type: ignore[misc]
-
-    def merge(chunk: list[Pair], done: tuple[int, list[dict[str, Any]]]) -> None:
-        pid, results = done
-        if results:
-            report.worker_pids.add(pid)
-        it = iter(results)
-        for p in chunk:
-            out(p, None if p.error is not None else next(it))
-
-    if workers <= 1:
-        for chunk in _chunks(pairs, CHUNK):
-            merge(chunk, _check_chunk(work(chunk), rel_tol, time_limit, certificate))
-    else:
-        window: deque[tuple[list[Pair], Future[tuple[int, list[dict[str, Any]]]]]] = deque()
-        with ProcessPoolExecutor(max_workers=workers) as pool:
-            for chunk in _chunks(pairs, CHUNK):
-                window.append((chunk, pool.submit(_check_chunk, work(chunk), rel_tol,
-                                                  time_limit, certificate)))
-                if len(window) >= 4 * workers:
-                    merge(*_take(window))
-            while window:
-                merge(*_take(window))
+    own = executor is None
+    executor = executor or make_executor(workers)
+    check = _CheckChunk(rel_tol, time_limit, certificate)
+    try:
+        for chunk, done in in_order(executor, check, _chunks(pairs, CHUNK)):
+            if isinstance(done, TaskFailure):  # the worker died on this chunk
+                results = [{"verdict": ERROR, "reason": f"checking the pair {done.line()}"}
+                           for p in chunk if p.error is None]
+            else:
+                pid, results = done
+                if results:
+                    report.worker_pids.add(pid)
+            it = iter(results)
+            for p in chunk:
+                rec = _record(p, None if p.error is not None else next(it))
+                report.verdicts[rec["verdict"]] += 1
+                emit(rec)
+    finally:
+        if own:
+            executor.close()
     report.seconds = time.perf_counter() - t0
     return report
-
-
-def _take(window: deque[tuple[list[Pair], Future[tuple[int, list[dict[str, Any]]]]]]
-          ) -> tuple[list[Pair], tuple[int, list[dict[str, Any]]]]:
-    chunk, fut = window.popleft()
-    return chunk, fut.result()
