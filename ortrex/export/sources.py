@@ -33,8 +33,9 @@ class Item:
     error: str | None = None
 
 
-def jsonl_chunks(paths: list[Path], chunk_bytes: int = CHUNK_BYTES) -> Iterator[Chunk]:
-    """Raw lines of JSONL files, a few MB at a time."""
+def jsonl_chunks(paths: list[Path], chunk_bytes: int | None = None) -> Iterator[Chunk]:
+    """Raw lines of JSONL files, ``CHUNK_BYTES`` at a time."""
+    chunk_bytes = chunk_bytes or CHUNK_BYTES
     for path in paths:
         try:
             f = open(path, "rb")  # noqa: SIM115 - closed below, streamed

@@ -14,12 +14,14 @@ import os
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import Future, ProcessPoolExecutor
+from dataclasses import dataclass
 from typing import Any
 
 from ortrex.export.tokenizers import Tok, load_tokenizer
 
 WINDOW = 16  # chunks in flight per worker: enough to cover the writers' import at start
 _TOK: Tok | None = None
+_TOK_SPEC: str | None = None
 
 
 def _init(spec: str | None) -> None:
@@ -34,12 +36,29 @@ def _call(fn: Callable[[Tok, Any], Any], item: Any) -> Any:
     return fn(_TOK, item)
 
 
+@dataclass(frozen=True)
+class TokTask:
+    """``fn(tokenizer, item)`` as an executor task: each worker loads the tokenizer once."""
+
+    fn: Callable[[Tok, Any], Any]
+    tokenizer: str | None
+
+    def __call__(self, item: Any) -> Any:
+        global _TOK, _TOK_SPEC
+        if _TOK is None or self.tokenizer != _TOK_SPEC:
+            _init(self.tokenizer)
+            _TOK_SPEC = self.tokenizer
+        return _call(self.fn, item)
+
+
 class OrderedMap:
-    """``fn(tokenizer, item)`` for every item, in order, as a context manager."""
+    """``fn(tokenizer, item)`` for every item, in order, as a context manager; on an
+    ``executor`` (``ortrex.jobs``, Ray among them) when one is given."""
 
     def __init__(self, fn: Callable[[Tok, Any], Any], items: Iterable[Any],
-                 tokenizer: str | None, workers: int) -> None:
+                 tokenizer: str | None, workers: int, executor: Any = None) -> None:
         self.fn, self.items, self.tokenizer, self.workers = fn, iter(items), tokenizer, workers
+        self.executor = executor
         self.pool: ProcessPoolExecutor | None = None
         self.window: deque[Future[Any]] = deque()
 
@@ -53,6 +72,8 @@ class OrderedMap:
         return True
 
     def __enter__(self) -> Iterator[Any]:
+        if self.executor is not None:
+            return self._on_executor()
         if self.workers <= 1:
             return self._inline()
         self.pool = ProcessPoolExecutor(self.workers, initializer=_init,
@@ -60,6 +81,15 @@ class OrderedMap:
         while len(self.window) < WINDOW * self.workers and self._submit():
             pass
         return self._pooled()
+
+    def _on_executor(self) -> Iterator[Any]:
+        from ortrex.export.errors import ExportError
+        from ortrex.jobs import TaskFailure
+
+        for result in self.executor.map(TokTask(self.fn, self.tokenizer), self.items):
+            if isinstance(result, TaskFailure):
+                raise ExportError(f"a tokenization task failed: {result.line()}")
+            yield result
 
     def _inline(self) -> Iterator[Any]:
         tok = load_tokenizer(self.tokenizer)
