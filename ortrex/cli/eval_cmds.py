@@ -11,6 +11,7 @@ import typer
 from rich.table import Table
 
 from ortrex.cli import DbOption, UsageError, _db, app
+from ortrex.cli.options import CpusPerTaskOption, ExecutorOption, RayAddressOption, executor
 
 eval_app = typer.Typer(rich_markup_mode=None,
                        help="Evaluate a served model (any OpenAI-compatible endpoint) on "
@@ -44,7 +45,11 @@ def eval_cmd(
     seed: Annotated[int, typer.Option(help="Seed of sample 0 (sample i uses seed + i).")] = 42,
     limit: Annotated[int | None, typer.Option(min=1, help="First N items per benchmark.",
                                               show_default=False)] = None,
-    workers: Annotated[int, typer.Option(min=1, help="Sandboxes scoring in parallel.")] = 2,
+    workers: Annotated[int, typer.Option(min=1, help="Sandboxes scoring in parallel (on Ray: "
+                                         "the CPU slots of a local Ray).")] = 2,
+    executor_kind: ExecutorOption = "local",
+    ray_address: RayAddressOption = None,
+    cpus_per_task: CpusPerTaskOption = 1.0,
     concurrency: Annotated[int, typer.Option(min=1, help="Requests in flight.")] = 16,
     output: Annotated[Path | None, typer.Option(help="Results folder (default: eval-runs/"
                                                 "<model>-<settings hash>; a rerun resumes "
@@ -104,7 +109,14 @@ def eval_cmd(
             rate = (done - d0) / max(time.perf_counter() - t0, 1e-9)
             bar.update(tasks[name], completed=done, rate=f"{rate:.1f} items/s")
 
-        out, summary = run_eval(spec, update)
+        if executor_kind == "local" and ray_address is None:
+            out, summary = run_eval(spec, update)  # scoring threads with warm sandboxes
+        else:
+            ex = executor(workers, executor_kind, ray_address, cpus_per_task, 0)
+            try:
+                out, summary = run_eval(spec, update, ex)
+            finally:
+                ex.close()
     t = Table(title=f"{model}: pass@1 (%), rule {rule}")
     t.add_column("benchmark")
     for col in ("items", "pass@1", *((f"pass@{k}", f"mean@{k}") if k > 1 else ()),

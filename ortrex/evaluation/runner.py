@@ -27,7 +27,14 @@ from ortrex.evaluation.benchmarks import Benchmark, BenchmarkError, Item, load
 from ortrex.evaluation.client import Client, Completion, Sampling
 from ortrex.evaluation.prompts import Pool, messages, template_hash
 from ortrex.evaluation.results import read_results
-from ortrex.evaluation.scoring import RULES, SandboxPool, Verdict, score_completion
+from ortrex.evaluation.scoring import (
+    RULES,
+    SandboxPool,
+    Verdict,
+    score_completion,
+    score_task,
+)
+from ortrex.jobs import Executor, TaskFailure
 from ortrex.verifiers.isolation import Limits
 
 
@@ -116,11 +123,26 @@ def _timed_score(item: Item, comp: Completion, sandboxes: SandboxPool, limits: L
     return v, time.perf_counter() - t0
 
 
+async def _score(item: Item, comp: Completion, executor: ThreadPoolExecutor,
+                 sandboxes: SandboxPool, limits: Limits, rule: str,
+                 jobs: Executor | None) -> tuple[Verdict, float]:
+    """Score in a thread of this process (its warm sandbox), or as a task of a job executor
+    (local processes, Ray): a scorer that died is a verdict, not a lost sample."""
+    if jobs is None:
+        loop = asyncio.get_running_loop()
+        return await loop.run_in_executor(executor, _timed_score, item, comp, sandboxes,
+                                          limits, rule)
+    got = await asyncio.wrap_future(jobs.submit(score_task, (item, comp, limits, rule)))
+    if isinstance(got, TaskFailure):
+        return Verdict(False, "scoring_error", got.line()), 0.0
+    return got
+
+
 async def _run_bench(br: BenchRun, client: Client, spec: EvalSpec, pool: Pool | None,
                      executor: ThreadPoolExecutor, sandboxes: SandboxPool, timing: Timing,
-                     progress: Callable[[str, int, int], None] | None) -> None:
+                     progress: Callable[[str, int, int], None] | None,
+                     jobs: Executor | None = None) -> None:
     limits = Limits(wall_s=spec.exec_timeout, cpu_s=int(spec.exec_timeout) + 1)
-    loop = asyncio.get_running_loop()
     k = spec.sampling.k
     todo = [(it, s) for it in br.items for s in range(k) if (it.id, s) not in br.done]
     total = len(br.items) * k
@@ -141,8 +163,7 @@ async def _run_bench(br: BenchRun, client: Client, spec: EvalSpec, pool: Pool | 
         timing.requests += 1
         timing.cached += comp.cached
         timing.waiting_s += comp.seconds
-        v, secs = await loop.run_in_executor(executor, _timed_score, item, comp, sandboxes,
-                                             limits, spec.rule)
+        v, secs = await _score(item, comp, executor, sandboxes, limits, spec.rule, jobs)
         timing.exec_s += secs
         row = {"benchmark": br.bench.name, "id": item.id, "sample": sample,
                "passed": v.passed, "failure": v.failure, "detail": v.detail,
@@ -220,7 +241,8 @@ def write_manifest(out: Path, spec: EvalSpec, runs: list[BenchRun], timing: Timi
 
 
 async def _main(spec: EvalSpec, out: Path, runs: list[BenchRun], timing: Timing,
-                progress: Callable[[str, int, int], None] | None) -> None:
+                progress: Callable[[str, int, int], None] | None,
+                jobs: Executor | None = None) -> None:
     client = Client(spec.base_url, spec.sampling, out / "cache", spec.api_key,
                     spec.request_timeout, spec.retries, spec.concurrency)
     try:
@@ -233,7 +255,8 @@ async def _main(spec: EvalSpec, out: Path, runs: list[BenchRun], timing: Timing,
         executor = ThreadPoolExecutor(max(1, spec.workers), thread_name_prefix="score")
         try:
             for br in runs:
-                await _run_bench(br, client, spec, pool, executor, sandboxes, timing, progress)
+                await _run_bench(br, client, spec, pool, executor, sandboxes, timing, progress,
+                                 jobs)
         finally:
             executor.shutdown(wait=True)
             sandboxes.close()
@@ -255,16 +278,17 @@ def _lock(out: Path) -> Any:
     return f
 
 
-def run_eval(spec: EvalSpec, progress: Callable[[str, int, int], None] | None = None
-             ) -> tuple[Path, dict[str, Any]]:
-    """Run (or resume) an evaluation; the output folder and its summary."""
+def run_eval(spec: EvalSpec, progress: Callable[[str, int, int], None] | None = None,
+             executor: Executor | None = None) -> tuple[Path, dict[str, Any]]:
+    """Run (or resume) an evaluation; the output folder and its summary. Completions are
+    scored in ``spec.workers`` threads of this process, or on ``executor`` (Ray)."""
     from ortrex.evaluation.report import write_summary
 
     os.environ.setdefault("OMP_NUM_THREADS", "1")
     out, runs = prepare(spec)
     timing = Timing()
     t0 = time.perf_counter()
-    asyncio.run(_main(spec, out, runs, timing, progress))
+    asyncio.run(_main(spec, out, runs, timing, progress, executor))
     timing.wall_s = time.perf_counter() - t0
     write_manifest(out, spec, runs, timing)
     summary = write_summary(out, spec, runs)

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import re
 import threading
+import time
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
@@ -228,6 +229,21 @@ class SandboxPool:
         """Stop every sandbox."""
         for sb in self.all:
             sb.close()
+
+
+_PROCESS_SANDBOXES: SandboxPool | None = None
+
+
+def score_task(task: tuple[Item, Completion, Limits, str]) -> tuple[Verdict, float]:
+    """One completion scored in a job executor's worker (its own warm sandbox), and the
+    seconds it took: the evaluation's scoring on local processes or Ray."""
+    global _PROCESS_SANDBOXES
+    if _PROCESS_SANDBOXES is None:
+        _PROCESS_SANDBOXES = SandboxPool()
+    item, comp, limits, rule = task
+    t0 = time.perf_counter()
+    v = score_completion(item, comp, _PROCESS_SANDBOXES, limits, rule)
+    return v, time.perf_counter() - t0
 
 
 def score_completion(item: Item, comp: Completion, sandboxes: SandboxPool, limits: Limits,

@@ -46,6 +46,11 @@ class Executor(Protocol):
     def close(self) -> None:
         """Release workers."""
 
+    def submit(self, fn: Callable[[Any], Any], item: Any) -> Future[Any]:
+        """One task on its own (for callers that await results as they come, such as the
+        asynchronous evaluation loop); its future holds the result or a ``TaskFailure``."""
+        ...
+
 
 class InlineExecutor:
     """Runs every task in this process (one worker; a crash ends the job with it)."""
@@ -57,6 +62,11 @@ class InlineExecutor:
 
     def map(self, fn: Callable[[Any], Any], items: Iterable[Any]) -> Iterator[Any]:
         return map(Guarded(fn, self.retries), items)
+
+    def submit(self, fn: Callable[[Any], Any], item: Any) -> Future[Any]:
+        fut: Future[Any] = Future()
+        fut.set_result(Guarded(fn, self.retries)(item))
+        return fut
 
     def close(self) -> None:
         return None
@@ -159,6 +169,20 @@ class LocalExecutor:
             while len(pending) < 2 * self.workers and submit():
                 pass
             yield from results
+
+    def submit(self, fn: Callable[[Any], Any], item: Any) -> Future[Any]:
+        out: Future[Any] = Future()
+
+        def done(f: Future[list[Any]]) -> None:
+            try:
+                out.set_result(f.result()[0])
+            except BrokenProcessPool:
+                out.set_result(crash(1))
+            except Exception as exc:  # the pool itself failed (shut down)
+                out.set_exception(exc)
+
+        self.pool.submit(run_chunk, Guarded(fn, self.retries), [item]).add_done_callback(done)
+        return out
 
     def close(self, wait: bool = False, grace_s: float = 2.0) -> None:
         """Stop: queued chunks are cancelled; chunks in flight (about ``chunk_seconds`` of work

@@ -14,6 +14,7 @@ import sys
 import time
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
+from concurrent.futures import Future
 from itertools import islice
 from typing import Any
 
@@ -126,6 +127,24 @@ class RayExecutor:
             while len(pending) < window and submit():
                 pass
             yield from results
+
+    def submit(self, fn: Callable[[Any], Any], item: Any) -> Future[Any]:
+        """One task as one Ray task; its future resolves in Ray's own thread."""
+        ray = _ray()
+        out: Future[Any] = Future()
+        ref = self._task.remote(Guarded(fn, self.retries), [item])
+
+        def done(f: Future[Any]) -> None:
+            try:
+                out.set_result(f.result()[0])
+            except _lost(ray) as exc:
+                out.set_result(crash(self.retries + 1, f"the Ray worker died while running "
+                                                       f"the task ({type(exc).__name__})"))
+            except Exception as exc:
+                out.set_exception(exc)
+
+        ref.future().add_done_callback(done)
+        return out
 
     def close(self) -> None:
         """Shut Ray down if this executor started it (a cluster it joined stays up)."""

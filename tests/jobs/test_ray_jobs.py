@@ -108,3 +108,34 @@ def test_hostile_programs_stay_contained_inside_ray_workers(tmp_path: Path,
     # The next honest program in the same workers is still correct.
     ok = list(ray_ex.map(sandboxed, ["print(6 * 7)"] * 2))
     assert all(r[0] == "ok" and r[1].strip() == "42" for r in ok), ok
+
+
+@pytest.mark.usefixtures("shared_benchmarks")
+def test_eval_scored_on_ray_equals_local_and_cheats_still_score_zero(tmp_path: Path,
+                                                                     ray_ex: Any) -> None:
+    from ortrex.evaluation.benchmarks import load
+    from ortrex.evaluation.client import Sampling
+    from ortrex.evaluation.results import read_results
+    from ortrex.evaluation.runner import EvalSpec, run_eval
+    from tests.evaluation.openai_server import CHEATS, Server, State, oracle_answers
+
+    bench = load("nl4opt")
+    state = State({})
+    with Server(state) as srv:
+        state.set_answers(oracle_answers([bench]))
+        rows = {}
+        for name, ex in (("local", None), ("ray", ray_ex)):
+            spec = EvalSpec(("nl4opt",), srv.url, Sampling("oracle"), tmp_path / name, 24)
+            _, summary = run_eval(spec, executor=ex)
+            assert summary["benchmarks"]["nl4opt"]["pass@1"] == 1.0, (name, summary)
+            rows[name] = sorted((r["id"], r["passed"], r["objective"], r["failure"])
+                                for r in read_results(tmp_path / name / "nl4opt.jsonl"))
+        assert rows["local"] == rows["ray"]
+        state.set_cheats([bench])  # answers read from disk, forged models, lying ObjVal...
+        for cheat in CHEATS:
+            if cheat == "copy-reference":  # ORGEval's own cheat
+                continue
+            spec = EvalSpec(("nl4opt",), srv.url, Sampling(f"cheat-{cheat}"),
+                            tmp_path / cheat, 6)
+            _, summary = run_eval(spec, executor=ray_ex)
+            assert summary["benchmarks"]["nl4opt"]["pass@1"] == 0.0, (cheat, summary)
