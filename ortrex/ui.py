@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import base64
+import json
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
@@ -102,11 +103,17 @@ def frame_table(df: pl.DataFrame, title: str | None = None, max_rows: int = 100,
     return table
 
 
-def printable(df: pl.DataFrame) -> pl.DataFrame:
-    """``df`` with binary columns as base64 text (for CSV and JSON)."""
+def printable(df: pl.DataFrame, flat: bool = False) -> pl.DataFrame:
+    """``df`` with binary columns as base64 text (for CSV and JSON); ``flat`` (CSV): nested
+    columns (lists, structs) as their JSON text, since a CSV cell holds one value."""
     binary = [c for c, t in zip(df.columns, df.dtypes, strict=True) if t == pl.Binary]
-    if not binary:
-        return df
-    return df.with_columns(
-        pl.col(c).map_elements(lambda b: base64.b64encode(b).decode(), return_dtype=pl.String)
-        for c in binary)
+    if binary:
+        df = df.with_columns(
+            pl.col(c).map_elements(lambda b: base64.b64encode(b).decode(),
+                                   return_dtype=pl.String) for c in binary)
+    nested = [c for c, t in zip(df.columns, df.dtypes, strict=True) if t.is_nested()]
+    if flat and nested:
+        df = df.with_columns(pl.col(c).map_elements(
+            lambda v: json.dumps(v.to_list() if isinstance(v, pl.Series) else v, default=str),
+            return_dtype=pl.String) for c in nested)
+    return df

@@ -54,6 +54,9 @@ def run_cli(*args: str, cwd: Path | None = None, env: dict[str, str] | None = No
             timeout: float = 300) -> subprocess.CompletedProcess[str]:
     """Run ``python -m ortrex ARGS`` in a real subprocess."""
     full_env = {k: v for k, v in os.environ.items() if k != "ORTREX_DB"}
+    # Tables wrap at the terminal's width: pin it, so no assertion depends on the terminal
+    # the suite runs in.
+    full_env.update({"COLUMNS": "120", "LINES": "50"})
     full_env.update(env or {})
     return subprocess.run([sys.executable, "-m", "ortrex", *args], cwd=cwd, env=full_env,
                           capture_output=True, text=True, timeout=timeout)

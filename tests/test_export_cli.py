@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 from tests.conftest import run_cli
@@ -43,6 +44,12 @@ def test_export_from_the_store_with_lineage(tmp_path: Path) -> None:
     assert r.returncode == 1 and "bad magic" in r.stdout
 
 
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
+
+
 def test_export_bad_input(tmp_path: Path) -> None:
     good = tmp_path / "d.jsonl"
     good.write_text('{"text": "a"}\n')
@@ -51,8 +58,8 @@ def test_export_bad_input(tmp_path: Path) -> None:
     cases = [
         (("cpt", "--output-prefix", str(tmp_path / "o"), "--input", str(bad)),
          "bad.jsonl:2: not valid JSON"),
-        (("cpt", "--output-prefix", str(tmp_path / "nodir" / "o"), "--input", str(good)),
-         "does not exist"),
+        (("cpt", "--output-prefix", str(tmp_path / "nodir" / "sub" / "o"), "--input",
+          str(bad)), "bad.jsonl:2: not valid JSON"),  # the folder it made goes again
         (("cpt", "--output-prefix", str(tmp_path / "o"), "--input", str(good), "--tokenizer",
           str(tmp_path)), "no tokenizer.json"),
         (("sft", "--output-prefix", str(tmp_path / "o"), "--input", str(good), "--prompt-type",
@@ -69,6 +76,13 @@ def test_export_bad_input(tmp_path: Path) -> None:
     r = run_cli("export", "cpt", "--output-prefix", str(tmp_path / "o"), "--input", str(bad),
                 "--skip-bad", "--db", str(tmp_path / "x.duckdb"))
     assert r.returncode == 0 and "bad lines skipped" in r.stdout
+    # A prefix in folders that do not exist yet: made, as --db and export mix make theirs.
+    r = run_cli("export", "cpt", "--output-prefix", str(tmp_path / "new" / "deeper" / "o"),
+                "--input", str(good), "--db", str(tmp_path / "x.duckdb"))
+    assert r.returncode == 0, r.stderr
+    assert (tmp_path / "new" / "deeper" / "o_text_document.bin").is_file()
+    mode = (tmp_path / "new" / "deeper" / "o.manifest.json").stat().st_mode & 0o777
+    assert mode == 0o666 & ~_umask(), oct(mode)  # not mkstemp's 0600
 
 
 def test_mixture_recipe(tmp_path: Path) -> None:

@@ -397,3 +397,35 @@ def mutate_cmd(
     from rich.columns import Columns
 
     console.print(Columns([s, t]))
+
+
+@app.command("families")
+def families_cmd() -> None:
+    """The problem families --families takes: name, class, what it decides, size bands."""
+    from ortrex.engine.families import REGISTRY
+    from ortrex.ui import console
+
+    t = Table(title=f"{len(REGISTRY)} families")
+    for col in ("family", "class", "summary", "domains", "small / medium / large"):
+        t.add_column(col, overflow="fold")
+    for name, fam in sorted(REGISTRY.items()):
+        sizes = " / ".join(", ".join(f"{k} {lo}-{hi}" for k, (lo, hi) in fam.sizes[b].items())
+                           for b in ("small", "medium", "large"))
+        t.add_row(name, fam.problem_class, fam.vocabularies[0].fill(fam.summary),
+                  ", ".join(v.domain for v in fam.vocabularies), sizes)
+    console.print(t)
+
+
+@app.command("operators")
+def operators_cmd() -> None:
+    """The mutation operators --operators takes: name, what it changes, its arity."""
+    from ortrex.engine.mutate import OPERATORS
+    from ortrex.ui import console
+
+    t = Table(title=f"{len(OPERATORS)} operators")
+    for col in ("operator", "changes", "parents", "summary"):
+        t.add_column(col, overflow="fold")
+    for name, op in sorted(OPERATORS.items()):
+        t.add_row(name, "the telling only" if op.presentation else "the model",
+                  str(op.parents), op.summary)
+    console.print(t)

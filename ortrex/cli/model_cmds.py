@@ -222,6 +222,9 @@ def _equiv_pairs(path: Path, ex: object, rel_tol: float, time_limit: float | Non
     if output is not None:
         output.parent.mkdir(parents=True, exist_ok=True)
         fd, tmp = tempfile.mkstemp(prefix=f".{output.name}.", dir=output.parent)
+        from ortrex.ir.formats.text import umask_mode
+
+        os.fchmod(fd, umask_mode())
         sink = os.fdopen(fd, "w", encoding="utf-8")
     try:
         with stages({"pairs": "pairs"}) as (on_stage, tick):

@@ -37,6 +37,14 @@ class OutFormat(StrEnum):
     parquet = "parquet"
 
 
+class WalkFormat(StrEnum):
+    """Output formats of ``ortrex lineage`` (it prints; ``ortrex sql`` writes files)."""
+
+    table = "table"
+    csv = "csv"
+    json = "json"
+
+
 @app.command("sql")
 def sql_cmd(
     query: Annotated[str, typer.Argument(help="A SQL query over the store's tables.")],
@@ -69,7 +77,8 @@ def sql_cmd(
         df.write_parquet(buf_b)
         _atomic_write(output, buf_b.getvalue())  # type: ignore[arg-type]
         return
-    text = printable(df).write_csv() if fmt is OutFormat.csv else printable(df).write_json()
+    text = printable(df, flat=True).write_csv() if fmt is OutFormat.csv else \
+        printable(df).write_json()
     if fmt is OutFormat.json:
         text += "\n"
     if output is not None:
@@ -87,8 +96,8 @@ def lineage_cmd(
     = False,
     depth: Annotated[int | None, typer.Option(min=1, help="Maximum number of edges.")] = None,
     db: DbOption = None,
-    fmt: Annotated[OutFormat, typer.Option("--format", help="table, csv or json.")]
-    = OutFormat.table,
+    fmt: Annotated[WalkFormat, typer.Option("--format", help="table, csv or json.")]
+    = WalkFormat.table,
     tree: Annotated[bool, typer.Option("--tree", help="Print the walk as a tree.")] = False,
 ) -> None:
     """Show the lineage of a node: its ancestors (default) and/or descendants."""
@@ -98,8 +107,6 @@ def lineage_cmd(
     from ortrex.store.lineage import node_labels, resolve_node, walk
     from ortrex.ui import console, frame_table
 
-    if fmt is OutFormat.parquet:
-        raise UsageError("lineage prints table, csv or json")
     directions = [d for d, on in (("ancestors", ancestors), ("descendants", descendants)) if on]
     with Store(_db(db), read_only=True) as store:
         full = resolve_node(store, node_id)
@@ -107,10 +114,10 @@ def lineage_cmd(
                   for d in directions or ["ancestors"]]
         df = pl.concat(frames) if len(frames) > 1 else frames[0]
         labels = node_labels(store, sorted(set(df["parent_id"]) | set(df["child_id"])))
-    if fmt is OutFormat.csv:
+    if fmt is WalkFormat.csv:
         sys.stdout.write(df.write_csv())
         return
-    if fmt is OutFormat.json:
+    if fmt is WalkFormat.json:
         sys.stdout.write(df.write_json() + "\n")
         return
     if tree:

@@ -48,11 +48,21 @@ def decode_text(data: bytes, path: str) -> str:
         ) from None
 
 
+def umask_mode() -> int:
+    """The mode a plain ``open(path, "w")`` would give a new file (0666 less the umask)."""
+    mask = os.umask(0)
+    os.umask(mask)
+    return 0o666 & ~mask
+
+
 def write_atomic(path: str | Path, data: bytes) -> None:
-    """Write ``data`` to a temporary file beside ``path``, then rename it into place."""
+    """Write ``data`` to a temporary file beside ``path``, then rename it into place. The file
+    gets the mode any new file would (mkstemp's 0600 would make reports, manifests and models
+    unreadable to the group and others under the usual umask 022)."""
     p = Path(path)
     fd, tmp = tempfile.mkstemp(dir=p.parent, prefix=f".{p.name}.", suffix=".tmp")
     try:
+        os.fchmod(fd, umask_mode())
         with os.fdopen(fd, "wb") as fh:
             fh.write(data)
         os.replace(tmp, p)
