@@ -11,7 +11,13 @@ import typer
 from rich.table import Table
 
 from ortrex.cli import DbOption, UsageError, _db, app
-from ortrex.cli.options import CpusPerTaskOption, ExecutorOption, RayAddressOption, executor
+from ortrex.cli.options import (
+    DEFAULT_WORKERS,
+    CpusPerTaskOption,
+    ExecutorOption,
+    RayAddressOption,
+    executor,
+)
 
 eval_app = typer.Typer(rich_markup_mode=None,
                        help="Evaluate a served model (any OpenAI-compatible endpoint) on "
@@ -46,7 +52,7 @@ def eval_cmd(
     limit: Annotated[int | None, typer.Option(min=1, help="First N items per benchmark.",
                                               show_default=False)] = None,
     workers: Annotated[int, typer.Option(min=1, help="Sandboxes scoring in parallel (on Ray: "
-                                         "the CPU slots of a local Ray).")] = 2,
+                                         "the CPU slots of a local Ray).")] = DEFAULT_WORKERS,
     executor_kind: ExecutorOption = "local",
     ray_address: RayAddressOption = None,
     cpus_per_task: CpusPerTaskOption = 1.0,
@@ -163,7 +169,8 @@ def eval_compare_cmd(
 def eval_selftest_cmd(
     benchmarks: Annotated[str, typer.Option(help="Comma-separated benchmarks, or all.")
                           ] = "all",
-    workers: Annotated[int, typer.Option(min=1, help="Sandboxes in parallel.")] = 2,
+    workers: Annotated[int, typer.Option(min=1, help="Sandboxes in parallel.")]
+    = DEFAULT_WORKERS,
     output: Annotated[Path | None, typer.Option(help="Write the findings as JSON here.",
                                                 show_default=False)] = None,
     data_dir: DataDirOption = None,

@@ -16,7 +16,7 @@ import re
 import time
 import zlib
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
@@ -355,6 +355,40 @@ class _MutateWriter:
         self.writer.flush()
 
 
+PAGE = 256  # parents whose models are read from the store at a time
+
+
+def _round_tasks(store: Store, spec: MutateSpec, rnd: int, parents: list[Parent],
+                 cells: Counter[tuple[str, str, str]],
+                 partners: dict[str, list[tuple[str, str]]], done: set[str]
+                 ) -> Iterator[MutTask]:
+    """The round's tasks in order, the parents' models read a page at a time (the diversity
+    guard's counts follow the same order as ever, so the choices are the same)."""
+    for start in range(0, len(parents), PAGE):
+        page = parents[start:start + PAGE]
+        data = _load(store, page)
+        for p in page:
+            if p.semantic_id not in data:
+                continue
+            sem, model, sol = data[p.semantic_id]
+            for j in range(spec.per_parent):
+                key = f"r{rnd}:{p.semantic_id}:{j}"
+                seed = int(content_id("seed", spec.seed, key)[-8:], 16)
+                rng = np.random.default_rng(seed)
+                op = _choose(spec.operators, p.family, p.band, cells, rng)
+                cells[(p.family, op, p.band or "?")] += 1  # spread within the round
+                other = other_id = None
+                if OPERATORS[op].parents == 2:  # a second parent of a partner family
+                    cands = [c for f in OPERATORS[op].partners.get(p.family, ())
+                             for c in partners.get(f, [])]
+                    if cands:
+                        other_id, other = cands[int(rng.integers(len(cands)))]
+                if f"{spec.run_id}:{key}" in done:
+                    continue
+                yield MutTask(key, rnd, p, op, seed, sem, model, sol, other, other_id,
+                              spec.time_limit)
+
+
 def run_mutate(store: Store, spec: MutateSpec, workers: int = 1,
                executor: Executor | None = None,
                on_round: Callable[[int, int], None] | None = None,
@@ -390,32 +424,12 @@ def run_mutate(store: Store, spec: MutateSpec, workers: int = 1,
                 parents = _round_children(store, spec.run_id, rnd - 1)
                 if not parents:
                     break
-            data = _load(store, parents)
-            tasks = []
-            for p in parents:
-                if p.semantic_id not in data:
-                    continue
-                sem, model, sol = data[p.semantic_id]
-                for j in range(spec.per_parent):
-                    key = f"r{rnd}:{p.semantic_id}:{j}"
-                    seed = int(content_id("seed", spec.seed, key)[-8:], 16)
-                    rng = np.random.default_rng(seed)
-                    op = _choose(spec.operators, p.family, p.band, cells, rng)
-                    cells[(p.family, op, p.band or "?")] += 1  # spread within the round
-                    other = other_id = None
-                    if OPERATORS[op].parents == 2:  # a second parent of a partner family
-                        cands = [c for f in OPERATORS[op].partners.get(p.family, ())
-                                 for c in partners.get(f, [])]
-                        if cands:
-                            other_id, other = cands[int(rng.integers(len(cands)))]
-                    if f"{spec.run_id}:{key}" in done:
-                        continue
-                    tasks.append(MutTask(key, rnd, p, op, seed, sem, model, sol, other,
-                                         other_id, spec.time_limit))
             if on_round:
-                on_round(rnd, len(tasks))
+                on_round(rnd, sum(f"{spec.run_id}:r{rnd}:{p.semantic_id}:{j}" not in done
+                                  for p in parents for j in range(spec.per_parent)))
             mw = _MutateWriter(writer, report, on_result, k)
-            drive(tasks, mutate_task, mw, executor)
+            drive(_round_tasks(store, spec, rnd, parents, cells, partners, done),
+                  mutate_task, mw, executor)
             k = mw.k
             report.rounds_done = rnd
     finally:

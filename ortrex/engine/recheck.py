@@ -8,7 +8,7 @@ import json
 import time
 import zlib
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -123,6 +123,28 @@ class _RecheckWriter:
         self.fail_rows.clear()
 
 
+PAGE = 256
+
+
+def _tasks(store: Store, ids: list[str]) -> Iterator[RecheckTask]:
+    """The re-check tasks of ``ids``, in order, read from the store a page at a time."""
+    for p in range(0, len(ids), PAGE):
+        page = ids[p:p + PAGE]
+        df = store.query(
+            "SELECT d.id, d.form, d.statement, d.data_files, d.program, d.solver, d.objective, "
+            "s.model AS semantic, i.model, d.text, c.details FROM documents d "
+            "JOIN instances i ON i.id = d.instance_id "
+            "LEFT JOIN verifications c ON c.subject_id = d.id AND c.verifier = 'completeness' "
+            "JOIN semantic_models s ON s.id = coalesce(d.semantic_id, i.semantic_id) "
+            "WHERE d.id IN (SELECT unnest(?))", [page])
+        got = {r[0]: r for r in df.iter_rows()}
+        for did in page:
+            _, form, st, files, prog, solver, obj, sem, model, text, comp = got[did]
+            yield RecheckTask(did, form, st, json.loads(files) if files else {}, prog,
+                              solver or "gurobipy", float(obj), sem, model, text or "",
+                              json.loads(comp) if comp else None)
+
+
 def recheck_documents(store: Store, workers: int = 1, limit: int | None = None,
                       executor: Executor | None = None,
                       on_result: Callable[[RecheckReport], None] | None = None,
@@ -130,20 +152,14 @@ def recheck_documents(store: Store, workers: int = 1, limit: int | None = None,
     """Run the worker-side checks of stored documents again and update their status
     (corpus-level verdicts, near-duplicate and contamination, are kept)."""
     start = time.perf_counter()
+    # Ids and statuses up front; the documents and their models a page at a time (the
+    # driver's memory stays flat however large the store).
     df = store.query(
-        "SELECT d.id, d.form, d.statement, d.data_files, d.program, d.solver, d.objective, "
-        "s.model AS semantic, i.model, d.text, c.details, d.status FROM documents d "
-        "JOIN instances i ON i.id = d.instance_id "
-        "LEFT JOIN verifications c ON c.subject_id = d.id AND c.verifier = 'completeness' "
-        "JOIN semantic_models s ON s.id = coalesce(d.semantic_id, i.semantic_id) "
+        "SELECT d.id, d.status FROM documents d JOIN instances i ON i.id = d.instance_id "
         "WHERE d.statement IS NOT NULL AND d.program IS NOT NULL ORDER BY d.created_at, d.id" +
         (f" LIMIT {int(limit)}" if limit is not None else ""))
-    rows = list(df.iter_rows())
-    tasks = [RecheckTask(did, form, st, json.loads(files) if files else {}, prog, solver or
-                         "gurobipy", float(obj), sem, model, text or "",
-                         json.loads(comp) if comp else None)
-             for did, form, st, files, prog, solver, obj, sem, model, text, comp, _ in rows]
-    before = {r[0]: r[-1] for r in rows}
+    before = dict(df.iter_rows())
+    tasks = _tasks(store, list(before))
     corpus = store.query(
         "SELECT subject_id, verifier, details FROM verifications WHERE subject_kind = "
         "'document' AND verifier IN ('near_duplicate', 'decontamination') AND status = 'fail'")

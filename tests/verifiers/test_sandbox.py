@@ -77,7 +77,10 @@ def test_fork_bomb_is_contained(sandbox: Sandbox) -> None:
     t0 = time.monotonic()
     r = sandbox.run(Job(code, limits=FAST))
     assert r.status in ("timeout", "killed")
-    assert time.monotonic() - t0 < FAST.wall_s + 2.0
+    # Killed soon after its wall limit: killing every copy of a bomb that forks as fast as
+    # it can takes a few seconds on a 2-core machine whose other core runs the suite (5.7 s
+    # past the limit seen once in CI next to the Ray tests).
+    assert time.monotonic() - t0 < FAST.wall_s + 8.0
     # Every forked copy is gone. The count is machine-wide and the other test worker starts
     # processes too: leaked copies would stay, that noise comes and goes, so one clean
     # sample within 5 s is the test.
