@@ -108,8 +108,15 @@ _MONTHS = ("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct",
 _WEEKDAYS = ("Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun")
 
 
+# Real names that read as something else: a placeholder the fidelity gate rejects (None is a
+# town in Piedmont), a constant of a program, a word of the statement's own grammar.
+_NOT_NAMES = frozenset({"None", "True", "False", "Nan", "Null", "Todo", "Total", "Each",
+                        "Every", "All", "Otherwise", "If", "Minimum", "Maximum"})
+
+
 def _ascii_word(w: str) -> bool:
-    return w.isascii() and w.isalpha() and w[:1].isupper() and 3 <= len(w) <= 14
+    return w.isascii() and w.isalpha() and w[:1].isupper() and 3 <= len(w) <= 14 and \
+        w not in _NOT_NAMES
 
 
 @cache
