@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import sys
+import warnings
 from pathlib import Path
 from typing import Annotated
 
@@ -119,6 +120,21 @@ def _on_signal(signum: int, frame: object) -> None:
     raise Interrupted(INTERRUPTED)
 
 
+_PLAIN_SHOWWARNING = warnings.showwarning
+
+
+def _show_warning(message: Warning | str, category: type[Warning], filename: str, lineno: int,
+                  file: object = None, line: str | None = None) -> None:
+    """Warnings about a user's files are one ``warning: ...`` line on stderr (no source
+    location: it is the file, not our code, that is being talked about)."""
+    from ortrex.ir.formats.errors import ModelFileWarning
+
+    if issubclass(category, ModelFileWarning):
+        print(f"warning: {message}", file=sys.stderr)
+    else:
+        _PLAIN_SHOWWARNING(message, category, filename, lineno, file, line)
+
+
 def main(argv: list[str] | None = None) -> int:
     """Entry point: user errors print one line and exit 2; ``--debug`` shows tracebacks;
     Ctrl-C prints one line and exits 130."""
@@ -130,6 +146,7 @@ def main(argv: list[str] | None = None) -> int:
     # blank line (and typer's exit code), the message never printed.
     signal.signal(signal.SIGINT, _on_signal)
     signal.signal(signal.SIGTERM, _on_signal)
+    warnings.showwarning = _show_warning
     try:
         # Standalone mode: typer reports usage errors itself (exit 2) and exits via SystemExit.
         app(args=args, prog_name="ortrex")

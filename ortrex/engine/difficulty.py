@@ -31,7 +31,7 @@ def big_m_rows(model: CanonicalModel) -> int:
         return 0
     rows = np.repeat(np.arange(model.num_rows), np.diff(A.indptr))
     mag = np.abs(A.data)
-    is_int = (model.var_types != "C")[A.indices]
+    is_int = model.integral[A.indices]
     has = np.diff(A.indptr) >= 2
     big = np.zeros(model.num_rows)
     np.maximum.at(big, rows[is_int], mag[is_int])

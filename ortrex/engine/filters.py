@@ -213,11 +213,14 @@ def stability_filter(model: CanonicalModel, objective: float, threads: int | Non
 def lp_relaxation(model: CanonicalModel, objective: float, threads: int | None = None,
                   time_limit: float | None = None) -> tuple[bool, np.ndarray | None, float]:
     """Solve the LP relaxation of a MILP: (integral with the same optimum?, its x, seconds)."""
-    relaxed = model.replace(validate=False, var_types=np.full(model.num_vars, "C"))
+    # Semi variables relax to [min(lb, 0), max(ub, 0)] (their 0 joins the range).
+    relaxed = model.replace(validate=False, var_types=np.full(model.num_vars, "C"),
+                            lb=np.where(model.semi, np.minimum(model.lb, 0.0), model.lb),
+                            ub=np.where(model.semi, np.maximum(model.ub, 0.0), model.ub))
     r = solve_highs(relaxed, time_limit=time_limit, keep_solution=True, threads=threads)
     if r.status is not SolveStatus.OPTIMAL or r.x is None:
         return False, None, r.runtime_s
-    ints = model.var_types != "C"
+    ints = model.integral
     integral = bool(np.all(np.abs(r.x[ints] - np.round(r.x[ints])) <= 1e-6))
     same = objectives_agree(r.objective, objective)  # type: ignore[arg-type]
     return integral and same, r.x, r.runtime_s

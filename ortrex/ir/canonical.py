@@ -128,10 +128,17 @@ def canonical_csr(rows: np.ndarray, cols: np.ndarray, vals: np.ndarray,
     return A
 
 
+TYPES = ("C", "I", "B", "S", "N")
+INTEGRAL = ("I", "B", "N")
+SEMI = ("S", "N")
+
+
 class CanonicalModel:
     """A mathematical optimization instance as a solver sees it.
 
-    Variables carry a name, a type (C / I / B) and bounds; the objective has a sense, linear
+    Variables carry a name, a type (C / I / B, or S / N: semi-continuous and semi-integer, whose
+    value is 0 or lies in [lb, ub], as HiGHS and Gurobi define them) and bounds; the objective
+    has a sense, linear
     coefficients, quadratic terms ``v * x_i * x_j`` (i <= j) and a constant; each row is
     ``row_lower <= A x + quadratic terms <= row_upper`` (equal ends: an equality; one infinite end:
     an inequality; both finite: a ranged row). Arrays are read-only after construction.
@@ -182,7 +189,7 @@ class CanonicalModel:
             types = np.array(list(var_types), dtype="<U1").reshape(-1)
             if types.shape[0] != n:
                 raise ValueError(f"var_types: expected {n} values, got {types.shape[0]}")
-            bad = ~np.isin(types, ["C", "I", "B"])
+            bad = ~np.isin(types, TYPES)
             if bad.any():
                 k = int(np.flatnonzero(bad)[0])
                 raise ValueError(f"variable {self.var_names[k]!r}: unknown type {str(types[k])!r}")
@@ -423,8 +430,18 @@ class CanonicalModel:
 
     @cached_property
     def is_mip(self) -> bool:
-        """Whether any variable is integer or binary."""
+        """Whether any variable is integer, binary, semi-continuous or semi-integer."""
         return bool((self.var_types != "C").any())
+
+    @cached_property
+    def integral(self) -> np.ndarray:
+        """Which variables must take integer values (I, B, N)."""
+        return np.isin(self.var_types, INTEGRAL)
+
+    @cached_property
+    def semi(self) -> np.ndarray:
+        """Which variables are semi-continuous or semi-integer (S, N): 0 or in [lb, ub]."""
+        return np.isin(self.var_types, SEMI)
 
     @cached_property
     def has_quadratic_rows(self) -> bool:
@@ -449,7 +466,7 @@ class CanonicalModel:
             n_vars=self.num_vars,
             n_rows=self.num_rows,
             nnz=self.nnz,
-            n_int=int((self.var_types == "I").sum()),
+            n_int=int(np.isin(self.var_types, ("I", "N")).sum()),
             n_bin=int((self.var_types == "B").sum()),
             n_qobj=int(self.qobj[0].size),
             n_qrows=int(np.unique(self.qrows[0]).size),

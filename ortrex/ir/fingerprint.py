@@ -52,7 +52,7 @@ def _tag(label: str) -> np.uint64:
 
 _T = {k: _tag(k) for k in (
     "var", "int", "cont", "bin", "ge", "eq1", "eq0", "eq", "rg", "pair", "qo", "qr", "factor",
-    "square", "+inf", "-inf", "neg", "zero", "pos", "edge", "qterm",
+    "square", "+inf", "-inf", "neg", "zero", "pos", "edge", "qterm", "semi",
 )}
 
 
@@ -170,6 +170,7 @@ def model_graph(
         sub, a_tok, neg_a_tok = nm.A.take(rows), tk["a"][keep_nz], tk["-a"][keep_nz]
     is_bin = nm.is_int & (nm.lb == 0) & (nm.ub == 1)
     vtype = np.where(is_bin, _T["bin"], np.where(nm.is_int, _T["int"], _T["cont"]))
+    vtype = np.where(nm.semi, vtype ^ _T["semi"], vtype)
     colors = [_mix_all(_full(n, "var"), vtype, tk["lb"], tk["ub"], tk["c"])]
 
     if exact:

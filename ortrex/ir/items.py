@@ -19,6 +19,8 @@ class VarType(StrEnum):
     CONTINUOUS = "C"
     INTEGER = "I"
     BINARY = "B"
+    SEMI_CONTINUOUS = "S"  # 0, or a value in [lb, ub]
+    SEMI_INTEGER = "N"  # 0, or an integer in [lb, ub]
 
 
 class ObjSense(StrEnum):

@@ -26,6 +26,7 @@ class NormalizedModel:
     """The normal form; ``scale[k] * original row origin[k]`` gives normalised row ``k``."""
 
     is_int: np.ndarray
+    semi: np.ndarray  # semi-continuous or semi-integer: 0, or a value in [lb, ub]
     lb: np.ndarray
     ub: np.ndarray
     c: np.ndarray
@@ -65,7 +66,8 @@ def normalize(model: CanonicalModel, int_tol: float = 1e-9) -> NormalizedModel:
     c = model.obj * flip + 0.0
     qi, qj, qv = model.qobj
     qobj = (qi.copy(), qj.copy(), qv * flip + 0.0)
-    is_int = model.var_types != "C"
+    is_int = model.integral.copy()
+    semi = model.semi.copy()
     lb, ub = model.lb.copy(), model.ub.copy()
     binary = model.var_types == "B"
     lb[binary] = np.maximum(lb[binary], 0.0)
@@ -80,6 +82,10 @@ def normalize(model: CanonicalModel, int_tol: float = 1e-9) -> NormalizedModel:
     empty = (row_nnz == 0) & ~has_q
     infeasible = np.flatnonzero(empty & ((lo > 0) | (hi < 0)))
     single = (row_nnz == 1) & ~has_q
+    if semi.any() and A.nnz:
+        # A row on a semi-continuous variable is no bound: x >= 3 excludes the 0 that a semi
+        # lower bound of 3 allows. It stays a row.
+        single &= ~semi[A.indices[np.minimum(A.indptr[:-1], A.nnz - 1)]]
     s_idx = np.flatnonzero(single)
     if s_idx.size:
         p = A.indptr[s_idx]
@@ -93,6 +99,10 @@ def normalize(model: CanonicalModel, int_tol: float = 1e-9) -> NormalizedModel:
         with np.errstate(invalid="ignore"):
             lb[is_int] = np.ceil(li - int_tol * np.maximum(1.0, np.abs(li)))
             ub[is_int] = np.floor(ui + int_tol * np.maximum(1.0, np.abs(ui)))
+    # A semi variable whose range already holds 0 is an ordinary one (0 or [lb, ub] is
+    # [lb, ub]): "semi-continuous in [-1, 5]" and "continuous in [-1, 5]" are one model.
+    plain = semi & (lb <= 0) & (ub >= 0)
+    semi &= ~plain
     lb += 0.0
     ub += 0.0
 
@@ -136,6 +146,7 @@ def normalize(model: CanonicalModel, int_tol: float = 1e-9) -> NormalizedModel:
     qrows = (nr, ri[keep_q].copy(), rj[keep_q].copy(), rv[keep_q] / d[nr] + 0.0)
     return NormalizedModel(
         is_int=is_int,
+        semi=semi,
         lb=lb,
         ub=ub,
         c=c,

@@ -186,6 +186,7 @@ def _counts(s: _Side) -> list[tuple[str, int]]:
         ("integer variables", int(nm.is_int.sum())),
         ("binary variables (integer in [0, 1])",
          int((nm.is_int & (nm.lb == 0) & (nm.ub == 1)).sum())),
+        ("semi-continuous or semi-integer variables", int(nm.semi.sum())),
         ("rows", s.rows.size),
         ("equality rows", int(kinds[EQ0] + kinds[EQ1])),
         ("ranged rows", int(kinds[RANGE])),
@@ -277,7 +278,7 @@ def _check(a: _Side, b: _Side, m: _Map, rel_tol: float) -> str:
         bad = ~close(xa, xb, rel_tol)
         if bad.any():
             return f"{what} of variable {a.model.var_names[int(np.flatnonzero(bad)[0])]!r}"
-    bad = na.is_int != nb.is_int[vm]
+    bad = (na.is_int != nb.is_int[vm]) | (na.semi != nb.semi[vm])
     if bad.any():
         return f"type of variable {a.model.var_names[int(np.flatnonzero(bad)[0])]!r}"
     if not close1(na.constant, nb.constant, rel_tol):

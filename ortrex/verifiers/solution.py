@@ -64,8 +64,11 @@ def check_solution(model: CanonicalModel, x: np.ndarray, tol: float = FEAS_TOL,
     with np.errstate(invalid="ignore"):
         lb_v = np.where(np.isfinite(model.lb), (model.lb - x) / np.maximum(1, abs(model.lb)), 0)
         ub_v = np.where(np.isfinite(model.ub), (x - model.ub) / np.maximum(1, abs(model.ub)), 0)
+    # A semi-continuous or semi-integer variable may also be 0 (whatever its bounds say).
+    off = model.semi & (np.abs(x) <= tol)
+    lb_v, ub_v = np.where(off, 0.0, lb_v), np.where(off, 0.0, ub_v)
     consider(np.maximum(np.maximum(lb_v, ub_v), 0.0), "bound of", model.var_names)
-    is_int = model.var_types != "C"
+    is_int = model.integral
     frac = np.where(is_int, np.abs(x - np.round(x)), 0.0)
     int_bad = frac > int_tol
     act = row_activity(model, x)

@@ -20,3 +20,34 @@ class ModelFileError(ValueError):
 
 class UnsupportedModelError(ValueError):
     """A model feature a target (file format, solver) cannot represent."""
+
+
+class ModelFileWarning(UserWarning):
+    """What a reader did with a file that the solvers read with a warning (a repeated entry
+    kept once, an entry for an undeclared row ignored...): one per file, ``path: what``."""
+
+
+class Notes:
+    """A reader's warnings about one file, counted by kind, issued as one warning line."""
+
+    def __init__(self, path: str) -> None:
+        self.path = path
+        self.kinds: dict[str, tuple[int, int | None, str]] = {}  # kind -> (count, line, example)
+
+    def add(self, kind: str, line: int | None, example: str) -> None:
+        """Note one more occurrence of ``kind`` (the first one's line and words are kept)."""
+        n, first, ex = self.kinds.get(kind, (0, line, example))
+        self.kinds[kind] = (n + 1, first, ex)
+
+    def issue(self) -> None:
+        """One ``ModelFileWarning`` summing everything noted (none if nothing was)."""
+        import warnings
+
+        if not self.kinds:
+            return
+        parts = []
+        for kind, (n, line, example) in self.kinds.items():
+            where = f"line {line}: " if line is not None else ""
+            parts.append(f"{kind} ({n}x; first {where}{example})" if n > 1 else
+                         f"{kind} ({where}{example})")
+        warnings.warn(ModelFileWarning(f"{self.path}: " + "; ".join(parts)), stacklevel=3)

@@ -101,8 +101,6 @@ def from_gurobi(gm: gurobipy.Model) -> CanonicalModel:
     vars_ = gm.getVars()
     n = len(vars_)
     vtype = np.array(gm.getAttr("VType", vars_) if n else [], dtype="U1")
-    if np.isin(vtype, ["S", "N"]).any():
-        raise UnsupportedModelError("semi-continuous variables are not supported")
     constrs = gm.getConstrs()
     senses = np.array(gm.getAttr("Sense", constrs) if constrs else [], dtype="U1")
     rhs = np.array(gm.getAttr("RHS", constrs) if constrs else [], dtype=np.float64)

@@ -70,8 +70,16 @@ def to_highs(model: CanonicalModel, names: bool = True) -> highspy.Highs:
     lp.a_matrix_.index_ = csc.indices.astype(np.int32)
     lp.a_matrix_.value_ = np.array(csc.data)
     if model.is_mip:
-        lp.integrality_ = [highspy.HighsVarType.kInteger if t != "C"
-                           else highspy.HighsVarType.kContinuous for t in model.var_types]
+        kinds = {"C": highspy.HighsVarType.kContinuous, "I": highspy.HighsVarType.kInteger,
+                 "B": highspy.HighsVarType.kInteger,
+                 "S": highspy.HighsVarType.kSemiContinuous,
+                 "N": highspy.HighsVarType.kSemiInteger}
+        bad = model.semi & ~np.isfinite(model.ub)
+        if bad.any():
+            raise UnsupportedModelError(
+                f"semi variable {model.var_names[int(np.flatnonzero(bad)[0])]!r} has no finite "
+                "upper bound (HiGHS needs one)")
+        lp.integrality_ = [kinds[t] for t in model.var_types]
     if names:
         lp.col_names_ = list(model.var_names)
         lp.row_names_ = list(model.row_names)
@@ -112,7 +120,9 @@ def from_highs(h: highspy.Highs) -> CanonicalModel:
         A = sp.csr_matrix(data, shape=(m, n))
     types = ["C"] * n
     if len(lp.integrality_):
-        types = ["I" if t == highspy.HighsVarType.kInteger else "C" for t in lp.integrality_]
+        kinds = {highspy.HighsVarType.kInteger: "I", highspy.HighsVarType.kSemiContinuous: "S",
+                 highspy.HighsVarType.kSemiInteger: "N"}
+        types = [kinds.get(t, "C") for t in lp.integrality_]
     col_names = list(lp.col_names_) or [f"x{j}" for j in range(n)]
     row_names = list(lp.row_names_) or [f"R{r}" for r in range(m)]
     qobj: tuple[np.ndarray, np.ndarray, np.ndarray] = (np.zeros(0), np.zeros(0), np.zeros(0))

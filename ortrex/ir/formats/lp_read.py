@@ -1,4 +1,11 @@
-"""Reader for the LP format as Gurobi (and CPLEX) write it: bracketed names, quadratic terms."""
+"""Reader for the LP format as Gurobi (and CPLEX) write it: bracketed names, quadratic terms,
+semi-continuous sections, a section's first line on its header's line.
+
+Where HiGHS and Gurobi read a file differently, the reader says so in one warning line
+(``ModelFileWarning``): a constant on a row's left-hand side is dropped, as HiGHS drops it (Gurobi
+reads a variable named by the number, with the same optimum as a rule); a constant in the
+objective is its constant, as HiGHS reads it (Gurobi again reads a variable).
+"""
 
 from __future__ import annotations
 
@@ -7,7 +14,7 @@ import re
 
 from ortrex.ir.canonical import CanonicalModel
 from ortrex.ir.formats.builder import ModelBuilder
-from ortrex.ir.formats.errors import ModelFileError
+from ortrex.ir.formats.errors import ModelFileError, Notes
 
 INF = math.inf
 BIG = 1e30  # bounds and right-hand sides at or beyond this magnitude are infinite (as in Gurobi)
@@ -31,13 +38,15 @@ _HEADERS = {
     **dict.fromkeys(("bounds", "bound"), "bounds"),
     **dict.fromkeys(("generals", "general", "gen", "integers", "integer"), "generals"),
     **dict.fromkeys(("binaries", "binary", "bin"), "binaries"),
+    **dict.fromkeys(("semi-continuous", "semi-continuous variables", "semis", "semi"), "semi"),
     "end": "end",
 }
+# Headers that may also start mid-line (a whole model on one line, as Gurobi reads it): the
+# long ones only, which no model names its variables.
+_INLINE = re.compile(r"\s(subject to|such that|bounds|generals|integers|binaries|"
+                     r"semi-continuous|semis)(?=\s|$)(?!\s*:)|\s(end)\s*$", re.I)
+_HEAD_WORDS = sorted(_HEADERS, key=len, reverse=True)
 _UNSUPPORTED = {
-    "semi-continuous": "semi-continuous variables",
-    "semi-continuous variables": "semi-continuous variables",
-    "semis": "semi-continuous variables",
-    "semi": "semi-continuous variables",
     "sos": "SOS constraints",
     "general constraints": "general constraints",
     "general constraint": "general constraints",
@@ -70,30 +79,74 @@ def _split_sections(text: str, path: str) -> tuple[list[_Section], str]:
         cut = raw.find("\\")
         if cut == 0 and current is None and not name and raw[1:].strip().startswith("Model "):
             name = raw[1:].strip()[6:].strip()
-        line = raw if cut < 0 else raw[:cut]
-        if not line.strip():
+        whole = raw if cut < 0 else raw[:cut]
+        if not whole.strip():
             continue
-        if not line[0].isspace():
-            key = " ".join(line.split()).lower()
-            if key in _HEADERS:
-                kind = _HEADERS[key]
+        for piece in _pieces(whole):
+            if piece is None:  # "End"
+                return _check(sections, path), name
+            line = piece
+            head = _header(line) if not line[0].isspace() else None
+            if head is not None:
+                kind, rest = head
                 if kind == "end":
-                    break
+                    return _check(sections, path), name
                 current = _Section(kind, lineno)
                 sections.append(current)
-                continue
-            if key in _UNSUPPORTED:
-                raise ModelFileError(path, f"{_UNSUPPORTED[key]} are not supported", lineno)
-        if current is None:
-            raise ModelFileError(
-                path, f"expected Minimize or Maximize before {line.strip()[:40]!r}", lineno
-            )
-        toks = findall(line)
-        current.toks.extend(toks)
-        current.lines.extend([lineno] * len(toks))
+                if not rest.strip():
+                    continue
+                line = " " + rest  # the section's first line, on its header's line
+            elif not line[0].isspace():
+                key = " ".join(line.split()).lower()
+                if key in _UNSUPPORTED:
+                    raise ModelFileError(path, f"{_UNSUPPORTED[key]} are not supported",
+                                         lineno)
+            if current is None:
+                raise ModelFileError(
+                    path, f"expected Minimize or Maximize before {line.strip()[:40]!r}", lineno
+                )
+            toks = findall(line)
+            current.toks.extend(toks)
+            current.lines.extend([lineno] * len(toks))
+    return _check(sections, path), name
+
+
+def _check(sections: list[_Section], path: str) -> list[_Section]:
     if not sections or sections[0].kind not in ("min", "max"):
         raise ModelFileError(path, "no Minimize or Maximize section: not an LP file")
-    return sections, name
+    return sections
+
+
+def _header(line: str) -> tuple[str, str] | None:
+    """(section kind, the rest of the line) if ``line`` starts with a section header."""
+    low = " ".join(line.split()).lower()
+    for key in _HEAD_WORDS:
+        if low == key:
+            return _HEADERS[key], ""
+        if low.startswith(key + " ") and not low[len(key) + 1:].lstrip().startswith(":"):
+            # "Minimize -24 a + 5 b": the objective starts on the header's line. The rest is
+            # cut from the line itself, so its spacing (and names) stay as written.
+            words = len(key.split())
+            rest = line.lstrip()
+            for _ in range(words):
+                rest = rest.lstrip()
+                rest = rest[len(rest.split(None, 1)[0]):]
+            return _HEADERS[key], rest
+    return None
+
+
+def _pieces(line: str) -> list[str | None]:
+    """A line cut where another section starts on it (None for a final ``End``)."""
+    out: list[str | None] = []
+    start = 0
+    for m in _INLINE.finditer(line):
+        out.append(line[start:m.start()])
+        if m.group(2):  # End
+            out.append(None)
+            return [p for p in out if p is None or p.strip()]
+        start = m.start() + 1
+    out.append(line[start:])
+    return [p for p in out if p is None or p.strip()]
 
 
 class _Parser:
@@ -105,6 +158,7 @@ class _Parser:
         self.toks: list[str] = []
         self.lines: list[int] = []
         self.section_line = 0
+        self.notes = Notes(path)
 
     def error(self, pos: int, message: str) -> ModelFileError:
         if pos < len(self.lines):
@@ -278,6 +332,10 @@ class _Parser:
         if len(self.toks) > 1 and self.toks[1] == ":":
             pos = 2
         _, constant = self.expression(pos, "objective", row=None)
+        if constant:
+            self.notes.add("a constant in the objective read as its constant, as HiGHS reads "
+                           "it (Gurobi reads a variable named by the number)",
+                           self.lines[0] if self.lines else sec.line, f"{constant:g}")
         self.b.constant += constant
 
     def constraints(self, sec: _Section) -> None:
@@ -303,7 +361,17 @@ class _Parser:
                     lower = (value, _SENSES[toks[probe]])
                     pos = probe + 1
             r = b.add_row(name, -INF, INF)
+            at = self.lines[min(pos, len(self.lines) - 1)]
             pos, constant = self.expression(pos, "row" if lower is None else "open", row=r)
+            if constant:
+                # Not moved to the right-hand side: HiGHS drops it, Gurobi reads a variable
+                # named by the number (free to cancel it), so both solve as if it were not
+                # there.
+                self.notes.add("constants on a row's left-hand side dropped, as HiGHS drops "
+                               "them (Gurobi reads a variable named by the number); write "
+                               "them on the right-hand side", at, f"{name or 'row'}: "
+                               f"{constant:+g}")
+                constant = 0.0
             if lower is None:
                 sense = _SENSES[toks[pos]]
                 value, pos = self.number(pos + 1, "a right-hand side")
@@ -369,7 +437,15 @@ class _Parser:
             if not self.is_name(t):
                 raise self.error(pos, f"expected a variable name, got {t!r}")
             k = b.var(t)
-            b.types[k] = vtype
+            before = b.types[k]
+            # Generals and Semi-continuous together make a semi-integer variable.
+            if vtype == "S":
+                vtype_k = "N" if before in ("I", "N") else "S"
+            elif vtype == "I" and before in ("S", "N"):
+                vtype_k = "N"
+            else:
+                vtype_k = vtype
+            b.types[k] = vtype_k
             if vtype == "B":
                 # As Gurobi does: a binary's bounds are clipped to [0, 1].
                 b.lb[k] = max(b.lb[k], 0.0)
@@ -404,8 +480,14 @@ def parse_lp(text: str, path: str = "<string>") -> CanonicalModel:
         elif sec.kind == "bounds":
             p.bounds(sec)
         else:
-            p.declarations(sec, "I" if sec.kind == "generals" else "B")
+            p.declarations(sec, {"generals": "I", "binaries": "B", "semi": "S"}[sec.kind])
         seen.add(sec.kind)
+    for k, t in enumerate(p.b.types):
+        if t in ("S", "N") and not p.b.ub[k] < INF:
+            # HiGHS calls it unbounded, Gurobi takes a default: no reading agrees.
+            raise ModelFileError(path, f"semi-continuous variable {p.b.names[k]!r} has no "
+                                 "finite upper bound")
+    p.notes.issue()
     try:
         return p.b.build()
     except ValueError as exc:

@@ -101,8 +101,9 @@ def _first_appearance(model: CanonicalModel) -> list[int]:
         visit(A.indices[A.indptr[r]:A.indptr[r + 1]])
         visit(np.ravel(np.column_stack([ri[qstart[r]:qstart[r + 1]], rj[qstart[r]:qstart[r + 1]]])))
     visit(np.flatnonzero(_has_bounds_entry(model)))
-    visit(np.flatnonzero(model.var_types == "I"))  # the Generals section comes first,
-    visit(np.flatnonzero(model.var_types == "B"))  # then the Binaries
+    visit(np.flatnonzero(np.isin(model.var_types, ("I", "N"))))  # Generals come first,
+    visit(np.flatnonzero(model.var_types == "B"))  # then the Binaries,
+    visit(np.flatnonzero(model.semi))  # then the Semi-continuous section
     return order
 
 
@@ -198,8 +199,10 @@ def write_lp(model: CanonicalModel) -> str:
         out.append(f" {rg} <= {fmt(width)}")
     if model.obj_constant != 0.0:
         out.append(" Constant = 1")
-    for header, code in (("Generals", "I"), ("Binaries", "B")):
-        idx = np.flatnonzero(types == code)
+    # A semi-integer variable is in both Generals and Semi-continuous (as Gurobi writes it).
+    for header, codes in (("Generals", ("I", "N")), ("Binaries", ("B",)),
+                          ("Semi-continuous", ("S", "N"))):
+        idx = np.flatnonzero(np.isin(types, codes))
         if idx.size:
             out.append(header)
             line = _Lines(out, " ")

@@ -84,6 +84,11 @@ def to_mof(model: CanonicalModel) -> dict[str, Any]:
                 continue
         elif t == "I":
             constraints.append({"function": var, "set": {"type": "Integer"}})
+        elif t in ("S", "N"):  # MathOptFormat's Semicontinuous / Semiinteger sets
+            constraints.append({"function": var, "set": {
+                "type": "Semicontinuous" if t == "S" else "Semiinteger",
+                "lower": _num(lo), "upper": _num(hi)}})
+            continue
         if lo != -INF or hi != INF:
             constraints.append({"function": var, "set": _set(lo, hi)})
     doc: dict[str, Any] = {"version": dict(MOF_VERSION)}
@@ -104,6 +109,7 @@ class _Reader:
     def __init__(self, path: str) -> None:
         self.path = path
         self.b = ModelBuilder(default_lb=-INF, default_ub=INF)
+        self.semi: tuple[str, float, float] = ("", 0.0, INF)  # the last semi set read
 
     def fail(self, where: str, message: str) -> ModelFileError:
         return ModelFileError(self.path, f"{where}: {message}")
@@ -193,6 +199,10 @@ class _Reader:
                     self.number(self.get(st, "upper", where), f"{where}.upper"))
         if kind in ("ZeroOne", "Integer"):
             return kind
+        if kind in ("Semicontinuous", "Semiinteger"):
+            self.semi = (kind, self.number(self.get(st, "lower", where), f"{where}.lower"),
+                         self.number(self.get(st, "upper", where), f"{where}.upper"))
+            return kind
         raise self.fail(f"{where}.type", f"unsupported set type {kind!r}")
 
     def read(self, doc: Any) -> CanonicalModel:
@@ -231,6 +241,10 @@ class _Reader:
                     b.types[j] = "B"
                 elif st == "Integer":
                     b.types[j] = "I" if b.types[j] == "C" else b.types[j]
+                elif st in ("Semicontinuous", "Semiinteger"):
+                    _, lo, hi = self.semi
+                    b.types[j] = "S" if st == "Semicontinuous" else "N"
+                    b.lb[j], b.ub[j] = lo, hi
                 else:
                     lo, hi = st
                     b.lb[j], b.ub[j] = max(b.lb[j], lo), min(b.ub[j], hi)

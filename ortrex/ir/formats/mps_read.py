@@ -1,12 +1,23 @@
-"""Reader for MPS files, free and fixed, with RANGES, integer markers and quadratic sections."""
+"""Reader for MPS files, free and fixed, with RANGES, integer markers, semi-continuous and
+semi-integer bounds and quadratic sections.
+
+Where a file has what the solvers read with a warning, the reader does what HiGHS and Gurobi
+do and says so in one warning line per file (``ModelFileWarning``): a repeated entry keeps its
+first value, an entry for an undeclared row is ignored, a repeated bound keeps the first. Where
+they read a file differently, the reader takes the reading that keeps the file's meaning and
+names the other: a Fortran exponent ``1.0D3`` is 1000 (as HiGHS reads it; Gurobi reads 1.0),
+an integer column with an SC bound is semi-integer (as Gurobi reads it; HiGHS drops the
+integrality). ``$`` starts a comment (as Gurobi reads it).
+"""
 
 from __future__ import annotations
 
 import math
+import re
 
 from ortrex.ir.canonical import CanonicalModel
 from ortrex.ir.formats.builder import ModelBuilder
-from ortrex.ir.formats.errors import ModelFileError
+from ortrex.ir.formats.errors import ModelFileError, Notes
 
 INF = math.inf
 BIG = 1e30
@@ -27,6 +38,8 @@ _UNSUPPORTED = {
 }
 # Fixed-format field columns (0-based, end exclusive): type, name1, name2, value1, name3, value2.
 _FIXED = ((1, 3), (4, 12), (14, 22), (24, 36), (39, 47), (49, 61))
+_FORTRAN = re.compile(r"^[-+]?(?:\d+\.?\d*|\.\d+)[dD][-+]?\d+$")
+_DOLLAR = re.compile(r"\s\$.*$")  # an inline comment: a field starting with $
 
 
 def _fixed_fields(line: str) -> list[str]:
@@ -51,6 +64,12 @@ class _MpsParser:
         self.range_values: dict[str, float] = {}
         self.integer = False
         self.line = 0
+        self.notes = Notes(path)
+        self.entries: set[tuple[int, int]] = set()  # (column, row) pairs given so far
+        self.obj_given: set[int] = set()
+        self.rhs_given: set[str] = set()
+        self.bound_given: set[tuple[int, str]] = set()  # (column, "lb" | "ub")
+        self.full: dict[tuple[str, str], list[tuple[int, int, float, int]]] = {}
 
     def error(self, message: str) -> ModelFileError:
         return ModelFileError(self.path, message, self.line)
@@ -59,12 +78,23 @@ class _MpsParser:
         try:
             v = float(text)
         except ValueError:
-            raise self.error(f"expected a number for {what}, got {text!r}") from None
+            if not _FORTRAN.match(text):
+                raise self.error(f"expected a number for {what}, got {text!r}") from None
+            v = float(text.replace("D", "E").replace("d", "e"))
+            self.notes.add("Fortran exponents read as powers of ten, as HiGHS reads them "
+                           "(Gurobi reads only the digits before the D)", self.line, text)
         if math.isnan(v):
             raise self.error(f"{what} is NaN")
         return v
 
-    def fields(self, line: str) -> list[str]:
+    def fields(self, line: str, section: str = "") -> list[str]:
+        line = _DOLLAR.sub("", line)
+        if "*" in line:  # "*Comment" after a line's fields (a row may be named *OBJ*)
+            words = line.split()
+            for k in range(2, len(words)):
+                if words[k].startswith("*") and (section == "ROWS" or _is_number(words[k - 1])):
+                    line = line[:line.index(words[k], len(" ".join(words[:k])))]
+                    break
         if not self.fixed or "'MARKER'" in line:
             return line.split()
         f = _fixed_fields(line)
@@ -79,7 +109,7 @@ class _MpsParser:
             if not raw.strip() or raw.startswith("*"):
                 continue
             if not raw[0].isspace():
-                words = raw.split()
+                words = _DOLLAR.sub("", raw).split()
                 head = words[0].upper()
                 if head in _UNSUPPORTED:
                     raise self.error(f"{_UNSUPPORTED[head]} are not supported")
@@ -98,10 +128,15 @@ class _MpsParser:
                     q_row = words[1]
                     if q_row not in self.row_kind:
                         raise self.error(f"{head} refers to unknown row {q_row!r}")
+                    if head == "QSECTION" and q_row != self.obj_row:
+                        # HiGHS reads no quadratic rows, Gurobi's reading of QSECTION on a
+                        # row matches no documented convention: refused, never guessed.
+                        raise self.error(f"QSECTION on constraint row {q_row!r}: write it as "
+                                         "QCMATRIX (the full symmetric matrix)")
                 continue
             if section is None:
                 raise self.error("data before the first section: not an MPS file")
-            f = self.fields(raw)
+            f = self.fields(raw, section)
             if section in ("OBJSENSE", "OBJSENCE"):
                 self.sense(f[0])
             elif section == "OBJNAME":
@@ -123,6 +158,8 @@ class _MpsParser:
                 raise ModelFileError(self.path, "no MPS sections found: not an MPS file")
             raise ModelFileError(self.path, "missing ENDATA: the file is truncated")
         self.finish()
+        self.symmetric()
+        self.notes.issue()
         try:
             return b.build()
         except ValueError as exc:
@@ -177,13 +214,27 @@ class _MpsParser:
             self.marker_int.add(k)
         for row, v in self._pairs(f, 1, "COLUMNS"):
             if row == self.obj_row:
-                b.obj[k] = b.obj.get(k, 0.0) + v
+                if k in self.obj_given:
+                    self.repeated(f"{f[0]} {row}")
+                    continue
+                self.obj_given.add(k)
+                b.obj[k] = v
             elif row in self.row_index:
-                b.a_rows.append(self.row_index[row])
+                r = self.row_index[row]
+                if (k, r) in self.entries:
+                    self.repeated(f"{f[0]} {row}")
+                    continue
+                self.entries.add((k, r))
+                b.a_rows.append(r)
                 b.a_cols.append(k)
                 b.a_vals.append(v)
             elif row not in self.free_rows:
-                raise self.error(f"column {f[0]!r} refers to unknown row {row!r}")
+                self.notes.add("entries for undeclared rows ignored, as Gurobi does (HiGHS "
+                               "refuses the file)", self.line, f"{f[0]} {row}")
+
+    def repeated(self, what: str) -> None:
+        self.notes.add("repeated entries: the first value kept, as HiGHS and Gurobi keep it",
+                       self.line, what)
 
     def _set_start(self, f: list[str]) -> int:
         # The set name is optional in free MPS: an even field count means it is present.
@@ -192,14 +243,21 @@ class _MpsParser:
     def rhs(self, f: list[str]) -> None:
         b = self.b
         for row, v in self._pairs(f, self._set_start(f), "RHS"):
+            if row in self.rhs_given:
+                self.repeated(f"RHS {row}")
+                continue
             if row == self.obj_row:
+                self.rhs_given.add(row)
                 b.constant = -v
                 continue
             if row in self.free_rows:
                 continue
             r = self.row_index.get(row)
             if r is None:
-                raise self.error(f"RHS for unknown row {row!r}")
+                self.notes.add("right-hand sides of undeclared rows ignored, as HiGHS and "
+                               "Gurobi do", self.line, row)
+                continue
+            self.rhs_given.add(row)
             kind = self.row_kind[row]
             value = v if abs(v) < BIG else math.copysign(INF, v)
             if kind == "L":
@@ -212,7 +270,12 @@ class _MpsParser:
     def ranges(self, f: list[str]) -> None:
         for row, v in self._pairs(f, self._set_start(f), "RANGES"):
             if row not in self.row_index:
-                raise self.error(f"RANGES for unknown or free row {row!r}")
+                self.notes.add("ranges of undeclared or free rows ignored, as HiGHS does "
+                               "(Gurobi refuses the file)", self.line, row)
+                continue
+            if row in self.range_values:
+                self.repeated(f"RANGES {row}")
+                continue
             self.range_values[row] = v
 
     def bounds(self, f: list[str]) -> None:
@@ -220,10 +283,8 @@ class _MpsParser:
             raise self.error("BOUNDS lines need a type and a column")
         kind = f[0].upper()
         no_value = kind in ("FR", "MI", "PL", "BV")
-        if kind not in ("UP", "LO", "FX", "FR", "MI", "PL", "BV", "LI", "UI", "SC"):
+        if kind not in ("UP", "LO", "FX", "FR", "MI", "PL", "BV", "LI", "UI", "SC", "SI"):
             raise self.error(f"unknown bound type {f[0]!r}")
-        if kind == "SC":
-            raise self.error("semi-continuous bounds (SC) are not supported")
         # With a set name: type set column [value]; without: type column [value].
         if no_value:
             # "BV col 1" (no set name, optional value) vs "BV set col [1]".
@@ -241,7 +302,26 @@ class _MpsParser:
         b = self.b
         k = b.var(col)
         self.bounded.add(k)
-        if kind in ("UP", "UI"):
+        sides = {"UP": ("ub",), "UI": ("ub",), "SC": ("ub",), "SI": ("ub",), "LO": ("lb",),
+                 "LI": ("lb",), "FX": ("lb", "ub"), "FR": ("lb", "ub"), "MI": ("lb",),
+                 "PL": ("ub",), "BV": ()}[kind]
+        if kind in ("SC", "SI"):
+            self.semi(k, kind, col)
+        if kind == "BV" and ((k, "lb") in self.bound_given or (k, "ub") in self.bound_given) \
+                and not (self.b.lb[k] >= 0.0 and self.b.ub[k] <= 1.0):
+            self.notes.add("BV after other bounds of the column read as binary, as Gurobi "
+                           "reads it (HiGHS keeps the earlier bounds)", self.line, col)
+        if any((k, side) in self.bound_given for side in sides):
+            # HiGHS and Gurobi keep a column's first bound on a side (an SC value is an
+            # upper bound too).
+            self.notes.add("repeated bounds: the first kept, as HiGHS and Gurobi keep it",
+                           self.line, f"{kind} {col}")
+            return
+        self.bound_given.update((k, side) for side in sides)
+        if kind in ("UP", "UI", "SC", "SI"):
+            if kind in ("SC", "SI") and not (0 < value < BIG):
+                raise self.error(f"{kind} bound of {col!r} must be a positive finite upper "
+                                 f"bound (HiGHS and Gurobi read {value:g} differently)")
             b.ub[k] = INF if value >= BIG else value
             if value < 0 and b.lb[k] == 0.0 and k not in self.explicit_lb:
                 b.lb[k] = -INF  # the MPS convention for a negative upper bound
@@ -265,6 +345,19 @@ class _MpsParser:
             b.types[k] = "B"
             b.lb[k], b.ub[k] = max(b.lb[k], 0.0), min(b.ub[k], 1.0)
 
+    def semi(self, k: int, kind: str, col: str) -> None:
+        """Make column ``k`` semi-continuous (SC) or semi-integer (SI)."""
+        b = self.b
+        if kind == "SI" or b.types[k] in ("I", "N"):
+            if kind == "SC":
+                self.notes.add("integer columns with an SC bound read as semi-integer, as "
+                               "Gurobi reads them (HiGHS reads them semi-continuous)",
+                               self.line, col)
+            b.types[k] = "N"
+        else:
+            b.types[k] = "S"
+        self.marker_int.discard(k)  # its SC / SI value is its upper bound
+
     def quadratic(self, f: list[str], section: str, q_row: str | None) -> None:
         if len(f) != 3:
             raise self.error(f"{section} lines need two columns and a value")
@@ -273,16 +366,32 @@ class _MpsParser:
             missing = f[0] if f[0] not in b.index else f[1]
             raise self.error(f"{section} refers to unknown column {missing!r}")
         i, j, v = b.index[f[0]], b.index[f[1]], self.num(f[2], f"{section} value")
-        if section == "QUADOBJ":
-            # Upper triangle of Q in 1/2 x'Qx: an off-diagonal entry stands for both halves.
+        if section in ("QUADOBJ", "QSECTION"):
+            # One triangle of Q in 1/2 x'Qx: an off-diagonal entry stands for both halves (a
+            # QSECTION on the objective is read so by HiGHS and Gurobi alike).
             b.qobj.append((i, j, v if i != j else v / 2.0))
-        elif section == "QMATRIX" or (section == "QSECTION" and q_row == self.obj_row):
+        elif section == "QMATRIX":
             b.qobj.append((i, j, v / 2.0))  # full symmetric Q in 1/2 x'Qx
+            self.full.setdefault(("QMATRIX", ""), []).append((i, j, v, self.line))
         else:
             r = self.row_index.get(q_row or "")
             if r is None:
                 raise self.error(f"quadratic terms for unknown row {q_row!r}")
             b.qrows.append((r, i, j, v))  # full symmetric Q in x'Qx
+            self.full.setdefault(("QCMATRIX", q_row or ""), []).append((i, j, v, self.line))
+
+    def symmetric(self) -> None:
+        """QMATRIX and QCMATRIX hold full symmetric matrices (both solvers refuse others)."""
+        names = self.b.names
+        for (section, row), entries in self.full.items():
+            seen = {(i, j): v for i, j, v, _ in entries}
+            for i, j, v, line in entries:
+                if i != j and seen.get((j, i)) != v:
+                    self.line = line
+                    where = f" of row {row!r}" if row else ""
+                    raise self.error(f"{section}{where} is not symmetric: ({names[i]}, "
+                                     f"{names[j]}) is {v:g}, ({names[j]}, {names[i]}) is "
+                                     f"{seen.get((j, i), 0):g}")
 
     def finish(self) -> None:
         b = self.b

@@ -11,6 +11,8 @@ from ortrex.ir.formats.builder import range_anchor
 from ortrex.ir.formats.errors import UnsupportedModelError
 from ortrex.ir.formats.lp_write import fmt
 
+BIG = 1e30  # MPS's infinity
+
 
 def _fixed_num(x: float) -> str:
     """The most precise text of ``x`` that fits the 12-character fixed field."""
@@ -103,7 +105,7 @@ def write_mps(model: CanonicalModel, fixed: bool = False) -> str:
     in_marker = False
     marker = 0
     for j, nm in enumerate(names):
-        integer = types[j] != "C"
+        integer = types[j] in ("I", "B", "N")
         if integer != in_marker:
             tag = "'INTORG'" if integer else "'INTEND'"
             line.append(f"    MARKER{marker:<4}  'MARKER'                 {tag}" if not fixed
@@ -146,6 +148,14 @@ def write_mps(model: CanonicalModel, fixed: bool = False) -> str:
             if low == h:
                 out.data("FX", "BND", nm, low)
             out.data("BV", "BND", nm)
+            continue
+        if types[j] in ("S", "N"):
+            # SC / SI carry the upper bound (none: infinite), LO after it the lower one (the
+            # order both HiGHS and Gurobi read); SI sits inside the integer markers too.
+            out.data("SC" if types[j] == "S" else "SI", "BND", nm,
+                     h if h != math.inf else BIG)
+            if low != 0.0:
+                out.data("LO", "BND", nm, low if low != -math.inf else -BIG)
             continue
         if low == h:
             out.data("FX", "BND", nm, low)
