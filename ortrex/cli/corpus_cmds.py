@@ -289,8 +289,15 @@ def verify_documents_cmd(
 
 @app.command("import-seeds")
 def import_seeds_cmd(
-    file: Annotated[Path, typer.Argument(help="JSONL of {id, problem, answer, metadata}.")],
+    file: Annotated[Path, typer.Argument(
+        help="JSONL of {id, problem, answer, metadata, files, args}.")],
     workers: WorkersOption = DEFAULT_WORKERS,
+    time_limit: Annotated[float, typer.Option(
+        "--time-limit", help="Seconds per solver run on each captured model.")] = 30.0,
+    program_time_limit: Annotated[float, typer.Option(
+        "--program-time-limit", help="Seconds the program may run in the sandbox.")] = 60.0,
+    budget: Annotated[float, typer.Option(
+        "--budget", help="Seconds per seed in all (the program and every solve).")] = 300.0,
     executor_kind: ExecutorOption = "local",
     ray_address: RayAddressOption = None,
     cpus_per_task: CpusPerTaskOption = 1.0,
@@ -299,9 +306,10 @@ def import_seeds_cmd(
         "--skip-bad", help="Skip malformed lines (listed) instead of stopping.")] = False,
     db: DbOption = None,
 ) -> None:
-    """Import problem/answer seeds: run each answer program in the sandbox, capture its model,
-    verify it with HiGHS and Gurobi, and store the instance and the text with provenance."""
-    from ortrex.engine.seeds import import_seeds, scan_seeds
+    """Import problem/answer seeds: run each answer program in the sandbox, capture every model
+    it solves, verify them with HiGHS and Gurobi, and store instances and text with
+    provenance."""
+    from ortrex.engine.seeds import SeedLimits, import_seeds, scan_seeds
     from ortrex.store import Store
     from ortrex.ui import console, stages
 
@@ -315,14 +323,17 @@ def import_seeds_cmd(
                                    r.accepted, sum(r.reasons.values()) -
                                    r.reasons.get("task_failed", 0),
                                    r.reasons.get("task_failed", 0))),
-                               on_start=lambda n: on_stage("seeds", n))
+                               on_start=lambda n: on_stage("seeds", n),
+                               limits=SeedLimits(program_time_limit, time_limit, budget))
     finally:
         ex.close()
     t = Table(title=f"seeds from {file}", show_header=False)
     t.add_column("what")
     t.add_column("count", justify="right")
-    rows: list[tuple[str, object]] = [("seeds", rep.seeds), ("programs ran", rep.ran),
-                                      ("models solved", rep.solved), ("accepted", rep.accepted)]
+    rows: list[tuple[str, object]] = [
+        ("seeds", rep.seeds), ("programs ran to the end", rep.ran),
+        ("seeds with a model captured", rep.captured), ("models verified", rep.models),
+        ("seeds solved", rep.solved), ("accepted", rep.accepted)]
     rows += [(f"rejected: {k}", v) for k, v in sorted(rep.reasons.items())]
     rows += [("bad lines skipped", len(rep.skipped)), ("seconds", f"{rep.seconds:.1f}")]
     for what, v in rows:

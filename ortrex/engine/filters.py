@@ -200,6 +200,9 @@ def stability_filter(model: CanonicalModel, objective: float, threads: int | Non
             r = None
     if r is None:
         r = solve_highs(moved_model, time_limit=time_limit, threads=threads)
+    if r.status is SolveStatus.TIME_LIMIT:  # not evidence of instability: say what it is
+        return Rejection("time_limit", f"the stability re-solve ({r.solver}, data moved by "
+                         f"1e-9) hit the time limit of {time_limit}s"), r.runtime_s
     if r.status is not SolveStatus.OPTIMAL:
         return Rejection("numerically_unstable", f"a 1e-9 perturbation makes it "
                          f"{r.status.value}"), r.runtime_s

@@ -22,7 +22,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from ortrex.engine.families import REGISTRY, SIZES
-from ortrex.engine.pipeline import TaskResult, run_task
+from ortrex.engine.pipeline import TaskResult, run_task, verification_rows
 from ortrex.engine.runs import failure_row, finish_run, start_run
 from ortrex.ir.canonical import CanonicalModel
 from ortrex.jobs import (
@@ -36,8 +36,8 @@ from ortrex.jobs import (
     make_executor,
 )
 from ortrex.store.db import Store, utcnow
-from ortrex.store.ids import content_id, edge_id, verification_id
-from ortrex.store.records import instance_row, load_instance, pack_solution
+from ortrex.store.ids import content_id, edge_id
+from ortrex.store.records import instance_row, load_instance
 from ortrex.verifiers.equivalence import UNDECIDED, check_equivalence
 
 MIX = (("small", 0.30), ("medium", 0.45), ("large", 0.25))  # the default size mix
@@ -174,19 +174,7 @@ def to_record(r: TaskResult) -> TaskRecord:
     semantic = {"id": sm.content_id, "family": sm.family, "domain": sm.domain,
                 "schema_version": sm.schema_version, "model": sm.dumps(),
                 "descriptors": json.dumps(dict(sm.descriptors), sort_keys=True)}
-    verifications = []
-    for res in o.results:
-        chk = o.checks.get(res.solver)
-        details = {"message": res.message, "nodes": res.nodes, "iterations": res.iterations,
-                   "solution_check": None if chk is None else
-                   {"ok": chk.ok, "max_violation": chk.max_violation,
-                    "objective": chk.objective, "worst": chk.worst}}
-        verifications.append({
-            "id": verification_id(iid, res.solver), "subject_id": iid,
-            "subject_kind": "instance", "verifier": res.solver, "status": res.status.value,
-            "objective": res.objective, "runtime_s": res.runtime_s,
-            "details": json.dumps(details, sort_keys=True), "solution": pack_solution(res.x),
-            "solver_version": res.solver_version})
+    verifications = verification_rows(iid, o)
     return TaskRecord(
         r.task, r.family, iid, sm.content_id, m.structural_fingerprint, o.accepted,
         o.rejection.reason if o.rejection else None, o.rejection.detail if o.rejection else None,

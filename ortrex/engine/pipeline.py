@@ -6,6 +6,7 @@ duplicate check (which needs the store) happens here.
 
 from __future__ import annotations
 
+import json
 import time
 from dataclasses import dataclass, field
 from typing import Any
@@ -43,6 +44,32 @@ class Outcome:
     score: float
     band: str
     solver_seconds: float
+
+
+def verification_rows(subject_id: str, o: Outcome) -> list[dict[str, Any]]:
+    """The ``verifications`` rows of an instance's solver runs (without run stamps): status,
+    objective, effort, the independent solution check, and at a time limit the best bound
+    and incumbent."""
+    from ortrex.store.ids import verification_id
+    from ortrex.store.records import pack_solution
+
+    rows = []
+    for res in o.results:
+        chk = o.checks.get(res.solver)
+        details: dict[str, Any] = {
+            "message": res.message, "nodes": res.nodes, "iterations": res.iterations,
+            "solution_check": None if chk is None else
+            {"ok": chk.ok, "max_violation": chk.max_violation, "objective": chk.objective,
+             "worst": chk.worst}}
+        if res.status is SolveStatus.TIME_LIMIT:
+            details.update(bound=res.bound, incumbent=res.incumbent)
+        rows.append({
+            "id": verification_id(subject_id, res.solver), "subject_id": subject_id,
+            "subject_kind": "instance", "verifier": res.solver, "status": res.status.value,
+            "objective": res.objective, "runtime_s": res.runtime_s,
+            "details": json.dumps(details, sort_keys=True), "solution": pack_solution(res.x),
+            "solver_version": res.solver_version})
+    return rows
 
 
 def verify(model: CanonicalModel, semantic: SemanticModel | None = None,

@@ -1,15 +1,22 @@
 """Seed import: external problem/answer pairs (``{"id", "problem", "answer", "metadata"}``
 lines) become verified instances and documents with provenance.
 
-The file is checked in one streaming pass (a bad line, bad UTF-8 or nesting deeper than 64
-levels stops the import before any write, or is skipped and counted with ``--skip-bad``), then
-streamed through the workers and written in batches. A program failing its static checks is
-rejected without running. The others run in the sandbox with the data files their problem text
-embeds (``### data.json`` followed by a fenced block); the model captured there is the only
-source of the instance: it is solved again by HiGHS and Gurobi and filtered like a generated
-instance, and an objective the program printed must agree with that solve. The problem and
-answer are stored as a ``seed`` document. Lineage: seed file (source) -> document (imported) ->
-instance (captured).
+A seed may also carry ``files`` (relative path -> text: a ``data/`` tree, helper modules
+beside ``solve.py``) and ``args`` (its command-line arguments). The file is checked in one
+streaming pass (a bad line, bad UTF-8 or nesting deeper than 64 levels stops the import before
+any write, or is skipped and counted with ``--skip-bad``), then streamed through the workers
+and written as results come (a stopped import keeps every finished seed). A program failing
+its static checks is rejected without running. The others run in the sandbox with their files
+and the data files their problem text embeds (``### data.json`` followed by a fenced block).
+Every model the program asks a solver to solve is captured at that moment, whatever its name
+or scope; the solving that counts is done here, in the parent: HiGHS always, Gurobi where its
+licence allows (``skipped_license`` otherwise), under the job's time limits and one time
+budget per seed, each model filtered like a generated instance. The last model solved is the
+seed's instance; an objective the program printed must agree with it. The problem and answer
+are stored as a ``seed`` document whose checks say what happened (the program's outcome and
+error line, the models captured, the licence refusing the sandbox's solve, each model's
+verdict). Lineage: seed file (source) -> document (imported) -> instance (captured, one edge
+per model).
 """
 
 from __future__ import annotations
@@ -17,6 +24,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import posixpath
 import re
 import time
 from collections import Counter
@@ -27,14 +35,15 @@ from typing import Any
 
 from ortrex import __version__
 from ortrex.engine.checks import DocContext, run_checks
-from ortrex.engine.pipeline import verify
+from ortrex.engine.pipeline import verification_rows, verify
 from ortrex.engine.runs import failure_row
 from ortrex.engine.verify_doc import Check, check_row, sandbox
 from ortrex.ir.formats import ModelFileError, loads
+from ortrex.ir.formats.errors import UnsupportedFeatureError
 from ortrex.jobs import Executor, JobError, TaskFailure, drive, make_executor
 from ortrex.store.db import Store, utcnow
-from ortrex.store.ids import content_id, edge_id, verification_id
-from ortrex.store.records import instance_row, pack_solution
+from ortrex.store.ids import content_id, edge_id
+from ortrex.store.records import instance_row
 from ortrex.verifiers.isolation import Limits, support
 from ortrex.verifiers.resolve import trivial_reason
 from ortrex.verifiers.sandbox import PRELOAD_SEEDS, Job
@@ -43,12 +52,15 @@ from ortrex.verifiers.static import check_program
 
 # Static findings that are the rendered corpus's contract, not a seed's: seeds may build a
 # model without solving it (the parent solves what was captured), name it as they like and
-# write their LP file inside the sandbox. Everything else (imports, calls, file access,
-# undefined names, gurobipy misuse) rejects the seed.
-SEED_TOLERATED = frozenset({"no-optimize", "model-name", "file-write"})
+# write their LP file inside the sandbox, import standard modules and their own helpers.
+# Everything else (other imports, calls, file access, undefined names, gurobipy misuse)
+# rejects the seed.
+SEED_TOLERATED = frozenset({"no-optimize", "model-name", "file-write", "import-stdlib",
+                            "import-local"})
 _PYTHON_TAG = re.compile(r"<python>\s*(.*?)\s*</python>", re.S)
 _FENCED = re.compile(r"```(?:python|py)?[ \t]*\n(.*?)```", re.S)
-_FILE_BLOCK = re.compile(r"#{2,4}\s*`?([\w./-]+\.(?:json|csv))`?\s*\n+```[\w]*\n(.*?)```", re.S)
+_FILE_BLOCK = re.compile(r"#{2,4}\s*`?([\w./-]+\.(?:json|csv|txt|dat))`?\s*\n+```[\w]*\n(.*?)```",
+                         re.S)
 _REPORTED = re.compile(
     r"(?:objective|optimal[_ ]value|optimal|obj)[^\n=:]*[=:]\s*"
     r"([-+]?\d[\d,]*\.?\d*(?:[eE][-+]?\d+)?)", re.I)
@@ -74,6 +86,8 @@ class Seed:
     problem: str
     answer: str
     metadata: dict[str, Any]
+    files: dict[str, str] = field(default_factory=dict)  # carried beside the program
+    args: tuple[str, ...] = ()
 
 
 MAX_DEPTH = 64  # nesting of a seed's JSON beyond which it is refused (metadata is stored)
@@ -119,8 +133,14 @@ def _parse(raw: bytes, n: int) -> Seed | str:
     meta = obj.get("metadata") or {}
     if not isinstance(meta, dict):
         return "field 'metadata' must be an object"
-    sid = str(obj.get("id") or content_id("seed", obj["problem"], obj["answer"]))
-    return Seed(n, sid, obj["problem"], obj["answer"], meta)
+    files = obj.get("files") or {}
+    if not isinstance(files, dict) or not all(isinstance(v, str) for v in files.values()):
+        return "field 'files' must be an object of relative path -> file text"
+    args = obj.get("args") or []
+    if not isinstance(args, list) or not all(isinstance(a, str) for a in args):
+        return "field 'args' must be a list of strings"
+    sid = str(obj.get("id") or content_id("seed", obj["problem"], obj["answer"], files, args))
+    return Seed(n, sid, obj["problem"], obj["answer"], meta, files, tuple(args))
 
 
 def _lines(path: Path) -> Iterator[tuple[int, bytes]]:
@@ -196,6 +216,42 @@ def extract_files(problem: str) -> dict[str, str]:
     return {name: body for name, body in _FILE_BLOCK.findall(problem)}
 
 
+def seed_files(seed: Seed) -> tuple[dict[str, str], str | None]:
+    """The files a seed's program runs with (embedded in the problem text, then carried
+    beside it), names normalised (``./data/a.csv`` is ``data/a.csv``); or what is wrong."""
+    out: dict[str, str] = {}
+    for name, body in [*extract_files(seed.problem).items(), *seed.files.items()]:
+        norm = posixpath.normpath(name.strip().replace("\\", "/"))
+        parts = norm.split("/")
+        if not name.strip() or norm.startswith("/") or norm == "main.py" or \
+                any(p in ("", ".", "..") or p.startswith(".") for p in parts) or "\0" in norm:
+            return {}, f"file name {name!r} is not a plain relative path inside the program's " \
+                       "directory"
+        out[norm] = body
+    return out, None
+
+
+_ERROR_LINE = re.compile(r"^(?:[\w.]+\.)?\w*(?:Error|Exception|Exit|Interrupt)\b.*$", re.M)
+
+
+def error_line(stderr: str, status: str, exit_code: int | None, wall_s: float) -> str:
+    """The one line that says why a program stopped: its exception, else its limit, else its
+    exit code (never just the last line of stderr)."""
+    if status == "timeout":
+        return f"ran past the {wall_s:g} s time limit"
+    found = _ERROR_LINE.findall(stderr)
+    if found:
+        return found[-1].strip()[:300]
+    limits = {"cpu_limit": "ran out of CPU time", "memory_limit": "ran out of memory",
+              "output_limit": "wrote a file over the size limit",
+              "disk_limit": "filled its disk quota",
+              "killed": f"killed by signal {-(exit_code or 0)}"}
+    if status in limits:
+        return limits[status]
+    tail = [ln.strip() for ln in stderr.splitlines() if ln.strip()]
+    return f"exit code {exit_code}" + (f": {tail[-1][:200]}" if tail else "")
+
+
 def reported_objective(stdout: str) -> float | None:
     """The last objective value a program printed, in any of the usual phrasings."""
     found = _REPORTED.findall(stdout)
@@ -216,19 +272,45 @@ class SeedResult:
     files: dict[str, str]
     run_status: str
     checks: list[Check]
-    instance: dict[str, Any] | None = None
+    instances: list[dict[str, Any]] = field(default_factory=list)  # every model, in order
     verifications: list[dict[str, Any]] = field(default_factory=list)
     accepted: bool = False
     reason: str | None = None
+    detail: str | None = None
     objective: float | None = None
 
+    @property
+    def instance(self) -> dict[str, Any] | None:
+        """The seed's instance: the last model its program solved."""
+        return self.instances[-1] if self.instances else None
 
-def process_seed(seed: Seed, wall_s: float = 60.0) -> SeedResult:
-    """Run a seed's program, capture and verify its model (worker side). A seed whose program
-    fails its static checks is rejected without running; the instance is only ever the model
-    captured in the sandbox, solved again here."""
+
+MAX_MODELS = 16  # models verified per seed (a program re-solving in a loop stops counting)
+SEED_LIMITS = Limits(wall_s=60.0, cpu_s=65, file_mb=128, disk_mb=1024)
+
+
+def _no_capture_reason(run: Any) -> str:
+    if run.capture_status == "forged":
+        return "forged_capture"
+    if run.capture_status == "too_large":
+        return "capture_too_large"
+    return "program_failed" if run.status != "ok" else "no_model_captured"
+
+
+def process_seed(seed: Seed, wall_s: float = 60.0, solve_s: float = 30.0,
+                 budget_s: float = 300.0) -> SeedResult:
+    """Run a seed's program, capture every model it solves and verify them here (worker
+    side), within ``budget_s`` in all. A seed whose program fails its static checks is
+    rejected without running; the instances are only ever the models captured in the
+    sandbox, solved again here."""
+    t0 = time.monotonic()
     code = extract_program(seed.answer)
-    files = extract_files(seed.problem)
+    files, bad_name = seed_files(seed)
+    if bad_name:
+        res = SeedResult(seed, code, {}, "not_run", [Check("files", "fail",
+                                                          details={"why": bad_name})])
+        res.reason, res.detail = "bad_file_name", bad_name
+        return res
     # The document checks that apply to a seed (no semantic model, no instance yet): the
     # static checks, with the findings seeds are allowed only noted.
     checks = run_checks(DocContext(seed.problem, seed.problem, files, program=code,
@@ -236,59 +318,87 @@ def process_seed(seed: Seed, wall_s: float = 60.0) -> SeedResult:
     if not all(c.ok for c in checks):
         res = SeedResult(seed, code, files, "not_run", checks)
         res.reason = "static_check_failed"
+        res.detail = "; ".join(str(c.details.get("why", c.verifier)) for c in checks
+                               if not c.ok)[:500]
         return res
     static = check_program(code, tuple(files))
-    job = Job(static.code or code, files, Limits(wall_s=wall_s, cpu_s=int(wall_s) + 5))
+    limits = Limits(wall_s=wall_s, cpu_s=int(wall_s) + 5, file_mb=SEED_LIMITS.file_mb,
+                    disk_mb=SEED_LIMITS.disk_mb)
+    job = Job(static.code or code, files, limits, capture_at="solve", args=seed.args)
     run = sandbox(PRELOAD_SEEDS).run(job)
     res = SeedResult(seed, code, files, run.status, checks)
-    printed = reported_objective(run.stdout)
-    if run.status != "ok" or run.capture_status != "ok" or run.captured is None:
-        tail = run.stderr.strip().splitlines()[-1:] or [run.status]
-        why = f"program {run.status}: {tail[0][:300]}" if run.status != "ok" else \
-            f"capture {run.capture_status}: {run.capture_detail}"
-        checks.append(Check("sandbox", "fail", runtime_s=run.seconds,
-                            details={"why": why, "isolation": run.isolation}))
-        res.reason = "program_failed" if run.status != "ok" else (
-            "forged_capture" if run.capture_status == "forged" else "no_model_captured")
+    printed = reported_objective(run.stdout) if run.status == "ok" else None
+    program = {"status": run.status, "exit_code": run.exit_code, "seconds": round(run.seconds, 3),
+               "models_captured": len(run.captures), "notes": run.capture_notes,
+               "capture": run.capture_status, "isolation": run.isolation}
+    if run.status != "ok":
+        program["error"] = error_line(run.stderr, run.status, run.exit_code, wall_s)
+    if run.capture_detail:
+        program["capture_detail"] = run.capture_detail
+    checks.append(Check("sandbox", "pass" if run.captures else "fail", printed, run.seconds,
+                        program))
+    if not run.captures:
+        res.reason = _no_capture_reason(run)
+        res.detail = program.get("error") or run.capture_detail or run.status
         return res
-    checks.append(Check("sandbox", "pass", printed, run.seconds,
-                        {"isolation": run.isolation}))
-    try:
-        model = loads(run.captured.decode("utf-8", "replace"), "mps", f"seed {seed.id}")
-    except ModelFileError as exc:
-        res.reason = "model_unreadable"
-        checks.append(Check("capture", "fail", details={"why": str(exc)}))
-        return res
-    model = model.replace(name=seed.id)
-    trivial = trivial_reason(model)
-    if trivial:
-        res.reason = "trivial_model"
-        checks.append(Check("capture", "fail", details={"why": trivial}))
-        return res
-    outcome = verify(model, time_limit=30.0)
-    iid = model.content_hash
-    res.objective = outcome.objective
-    res.accepted = outcome.accepted
-    res.reason = None if outcome.accepted else (
-        outcome.rejection.reason if outcome.rejection else "rejected")
-    if outcome.accepted and printed is not None and outcome.objective is not None and \
-            not objectives_agree(printed, outcome.objective):
+    captures = run.captures[-MAX_MODELS:]  # the last ones: the seed's answer is the last
+    verdicts: list[dict[str, Any]] = []
+    seen: set[str] = set()
+    last: tuple[bool, str | None, str | None, float | None] = (False, None, None, None)
+    for k, data in enumerate(captures):
+        where = f"seed {seed.id} model {k + 1}"
+        try:
+            model = loads(data.decode("utf-8", "replace"), "mps", where)
+        except UnsupportedFeatureError as exc:
+            last = (False, "unsupported_model", str(exc)[:300], None)
+            verdicts.append({"model": k + 1, "status": "unsupported", "why": last[2]})
+            continue
+        except ModelFileError as exc:
+            last = (False, "model_unreadable", str(exc)[:300], None)
+            verdicts.append({"model": k + 1, "status": "unreadable", "why": last[2]})
+            continue
+        model = model.replace(name=seed.id if len(captures) == 1 else f"{seed.id}#{k + 1}")
+        iid = model.content_hash
+        trivial = trivial_reason(model)
+        if trivial:
+            last = (False, "trivial_model", trivial, None)
+            verdicts.append({"model": k + 1, "id": iid, "status": "trivial", "why": trivial})
+            continue
+        left = budget_s - (time.monotonic() - t0)
+        if left < 1.0:
+            last = (False, "time_limit", f"the seed's time budget of {budget_s:g} s was "
+                    "spent before this model", None)
+            verdicts.append({"model": k + 1, "id": iid, "status": "time_limit",
+                             "why": last[2]})
+            continue
+        # Two solvers, the relaxation and the stability re-solve share what is left.
+        outcome = verify(model, time_limit=max(1.0, min(solve_s, left / 4)))
+        reason = None if outcome.accepted else (
+            outcome.rejection.reason if outcome.rejection else "rejected")
+        detail = outcome.rejection.detail if outcome.rejection else None
+        last = (outcome.accepted, reason, detail, outcome.objective)
+        verdicts.append({"model": k + 1, "id": iid, "status": "accepted" if outcome.accepted
+                         else "rejected", "why": reason, "objective": outcome.objective,
+                         "flags": outcome.flags})
+        if iid in seen:
+            continue
+        seen.add(iid)
+        res.instances.append(instance_row(
+            model, family=str(seed.metadata.get("structure") or "seed"),
+            status="accepted" if outcome.accepted else "rejected", reject_reason=reason,
+            reject_detail=detail, objective=outcome.objective, difficulty=outcome.score,
+            difficulty_band=outcome.band, domain=seed.metadata.get("domain"),
+            flags=json.dumps(outcome.flags) if outcome.flags else None))
+        res.verifications.extend(verification_rows(iid, outcome))
+    res.accepted, res.reason, res.detail, res.objective = last
+    if res.accepted and printed is not None and res.objective is not None and \
+            not objectives_agree(printed, res.objective):
         res.accepted, res.reason = False, "reported_objective_differs"
-    checks.append(Check("agreement", "pass" if res.accepted else "fail", outcome.objective,
-                        details={"printed": printed, "why": res.reason} if res.reason else
-                        {"printed": printed}))
-    res.instance = instance_row(
-        model, family=str(seed.metadata.get("structure") or "seed"),
-        status="accepted" if outcome.accepted else "rejected",
-        reject_reason=None if outcome.accepted else res.reason, objective=outcome.objective,
-        difficulty=outcome.score, difficulty_band=outcome.band,
-        domain=seed.metadata.get("domain"))
-    for r in outcome.results:
-        res.verifications.append({
-            "id": verification_id(iid, r.solver), "subject_id": iid, "subject_kind": "instance",
-            "verifier": r.solver, "status": r.status.value, "objective": r.objective,
-            "runtime_s": r.runtime_s, "details": json.dumps({"message": r.message}),
-            "solution": pack_solution(r.x), "solver_version": r.solver_version})
+        res.detail = f"the program printed {printed!r}; the model it solved has optimum " \
+                     f"{res.objective!r}"
+    checks.append(Check("agreement", "pass" if res.accepted else "fail", res.objective,
+                        details={"printed": printed, "why": res.reason, "detail": res.detail,
+                                 "models": verdicts}))
     return res
 
 
@@ -300,49 +410,67 @@ class SeedReport:
     ran: int = 0
     solved: int = 0
     accepted: int = 0
+    captured: int = 0  # seeds with at least one model captured
+    models: int = 0  # distinct models verified
     reasons: Counter[str] = field(default_factory=Counter)
     skipped: list[str] = field(default_factory=list)
     seconds: float = 0.0
 
 
-def _process(seed: Seed) -> SeedResult:
-    return process_seed(seed)
+@dataclass(frozen=True)
+class SeedLimits:
+    """The time limits of a seed import: the program's run, each solver run, the whole
+    seed (program and every solve)."""
+
+    program_s: float = 60.0
+    solve_s: float = 30.0
+    budget_s: float = 300.0
+
+    def __call__(self, seed: Seed) -> SeedResult:
+        return process_seed(seed, self.program_s, self.solve_s, self.budget_s)
 
 
 BATCH = 256  # seeds per write transaction: memory stays flat in the file's size
+FLUSH_S = 2.0  # the longest a finished seed waits to be written
 
 
 def _rows(res: SeedResult, sid: str, stamp: dict[str, Any], out: dict[str, Any]) -> None:
-    """The store rows of one seed's outcome, added to ``out``."""
+    """The store rows of one seed's outcome, added to ``out``. The problem is stored once as
+    the text and once in the messages (the SFT export's input); embedded data files are not
+    stored again (they are in the text), carried ones are."""
     s = res.seed
     form = str(s.metadata.get("mode") or "")
-    did = content_id("doc", "seed", s.id, s.problem, s.answer)
+    did = content_id("doc", "seed", s.id, s.problem, s.answer, s.files, s.args)
     out["documents"].append({
         "id": did, "instance_id": res.instance["id"] if res.instance else None,
         "semantic_id": None, "kind": "seed", "form": form or None, "text": s.problem,
-        "data_files": json.dumps(res.files) if res.files else None, "program": res.code,
+        "data_files": json.dumps(s.files) if s.files else None, "program": res.code,
         "renderer": f"seed:{s.metadata.get('seed_stage', 'external')}",
-        "template": s.metadata.get("answer_style"), "statement": s.problem,
+        "template": s.metadata.get("answer_style"), "statement": None,
         "style": s.metadata.get("answer_style"), "solver": "gurobipy",
         "messages": json.dumps([{"role": "user", "content": s.problem},
                                 {"role": "assistant", "content": s.answer}]),
         "status": "accepted" if res.accepted else "rejected",
-        "reject_reason": res.reason, "reject_detail": None, "objective": res.objective,
+        "reject_reason": res.reason, "reject_detail": res.detail, "objective": res.objective,
         "minhash": None, **stamp})
     out["verifications"].extend({**check_row(did, c), **stamp} for c in res.checks)
-    params = json.dumps({"line": s.line, "seed_id": s.id, "metadata": s.metadata})
+    params = {"line": s.line, "seed_id": s.id, "metadata": s.metadata,
+              "args": list(s.args)}
     out["lineage"].append({"id": edge_id(sid, did, "imported"), "parent_id": sid,
                            "parent_kind": "source", "child_id": did, "child_kind": "document",
-                           "relation": "imported", "operator": "seed", "params": params,
-                           **stamp})
-    if res.instance:
-        iid = res.instance["id"]
-        out["instances"].setdefault(iid, {**res.instance, **stamp})
-        out["verifications"].extend({**v, **stamp} for v in res.verifications)
+                           "relation": "imported", "operator": "seed",
+                           "params": json.dumps(params), **stamp})
+    out["verifications"].extend({**v, **stamp} for v in res.verifications)
+    for k, inst in enumerate(res.instances):
+        iid = inst["id"]
+        out["instances"].setdefault(iid, {**inst, **stamp})
         out["lineage"].append({"id": edge_id(did, iid, "captured"), "parent_id": did,
                                "parent_kind": "document", "child_id": iid,
                                "child_kind": "instance", "relation": "captured",
-                               "operator": "sandbox", "params": params, **stamp})
+                               "operator": "sandbox",
+                               "params": json.dumps({**params, "model": k + 1,
+                                                     "models": len(res.instances)}),
+                               **stamp})
 
 
 def _write(store: Store, batch: list[SeedResult], sid: str, stamp: dict[str, Any],
@@ -370,6 +498,7 @@ class _SeedWriter:
         self.stamp, self.source, self.report, self.on_result = stamp, source, report, on_result
         self.batch: list[SeedResult] = []
         self.failures: list[dict[str, Any]] = []
+        self.flushed = time.monotonic()
 
     def add(self, seed: Seed, res: SeedResult) -> None:
         self.batch.append(res)
@@ -377,6 +506,9 @@ class _SeedWriter:
         r.ran += res.run_status == "ok"
         r.solved += res.objective is not None
         r.accepted += res.accepted
+        r.captured += bool(res.instances) or res.reason in ("model_unreadable",
+                                                            "unsupported_model", "trivial_model")
+        r.models += len(res.instances)
         if not res.accepted:
             r.reasons[res.reason or "?"] += 1
         if self.on_result:
@@ -389,9 +521,13 @@ class _SeedWriter:
             self.on_result(self.report)
 
     def due(self) -> bool:
-        return len(self.batch) + len(self.failures) >= BATCH
+        # Seeds take seconds each: a batch is also due every few seconds, so a stopped import
+        # keeps what it finished.
+        pending = len(self.batch) + len(self.failures)
+        return pending >= BATCH or (pending > 0 and time.monotonic() - self.flushed > FLUSH_S)
 
     def flush(self) -> None:
+        self.flushed = time.monotonic()
         if self.failures:
             with self.store.transaction():
                 self.store.insert("task_failures", self.failures, on_conflict="replace")
@@ -403,7 +539,8 @@ class _SeedWriter:
 def import_seeds(store: Store, path: Path, workers: int = 1, skip_bad: bool = False,
                  executor: Executor | None = None,
                  on_result: Callable[[SeedReport], None] | None = None,
-                 on_start: Callable[[int], None] | None = None) -> SeedReport:
+                 on_start: Callable[[int], None] | None = None,
+                 limits: SeedLimits | None = None) -> SeedReport:
     """Import every seed of ``path`` (checked first in one streaming pass: a bad line stops
     the import before any write unless ``skip_bad``), streamed through the workers and
     written in batches; ids are content hashes, so running it again changes nothing."""
@@ -423,7 +560,7 @@ def import_seeds(store: Store, path: Path, workers: int = 1, skip_bad: bool = Fa
     executor = executor or make_executor(workers)
     writer = _SeedWriter(store, sid, run_id, stamp, source, report, on_result)
     try:
-        drive(iter_seeds(path), _process, writer, executor)
+        drive(iter_seeds(path), limits or SeedLimits(), writer, executor)
     finally:
         if own:
             executor.close()
@@ -431,8 +568,11 @@ def import_seeds(store: Store, path: Path, workers: int = 1, skip_bad: bool = Fa
     with store.transaction():
         store.insert("runs", [{"id": run_id, "command": "import-seeds",
                                "config": {"path": abspath, "workers": workers,
+                                          "limits": vars(limits or SeedLimits()),
                                           "sandbox": support()},
                                "counts": {"seeds": report.seeds, "ran": report.ran,
+                                          "captured": report.captured,
+                                          "models": report.models,
                                           "solved": report.solved,
                                           "accepted": report.accepted,
                                           "failed": report.reasons.get("task_failed", 0),
@@ -442,4 +582,5 @@ def import_seeds(store: Store, path: Path, workers: int = 1, skip_bad: bool = Fa
     return report
 
 
-__all__ = ["JobError", "SeedFileError", "import_seeds", "iter_seeds", "read_seeds", "scan_seeds"]
+__all__ = ["JobError", "SeedFileError", "SeedLimits", "import_seeds", "iter_seeds", "read_seeds",
+           "scan_seeds"]

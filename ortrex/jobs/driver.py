@@ -15,15 +15,9 @@ from dataclasses import dataclass
 from typing import Any, Protocol, TypeVar
 
 from ortrex.jobs.executors import Executor
-from ortrex.jobs.failures import TaskFailure
+from ortrex.jobs.failures import Interrupted, TaskFailure
 
 T = TypeVar("T")
-
-
-class Interrupted(Exception):
-    """Ctrl-C (or SIGTERM) during a job: what was finished is committed; rerunning the same
-    command continues the job. Not a KeyboardInterrupt, so that no library on the way up
-    (click among them) turns it into something else."""
 
 
 class JobWriter(Protocol[T]):

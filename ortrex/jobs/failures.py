@@ -59,6 +59,12 @@ def crash(attempts: int, detail: str = "the worker process died while running th
     return TaskFailure("crash", detail, detail, attempts)
 
 
+class Interrupted(Exception):
+    """Ctrl-C (or SIGTERM) during a job: what was finished is committed; rerunning the same
+    command continues the job. Not a KeyboardInterrupt, so that no library on the way up
+    (click among them) turns it into something else."""
+
+
 @dataclass(frozen=True)
 class Guarded:
     """``fn`` with its exceptions turned into ``TaskFailure`` values after ``retries`` more
@@ -71,6 +77,8 @@ class Guarded:
         for attempt in range(1, self.retries + 2):
             try:
                 return self.fn(item)
+            except Interrupted:  # Ctrl-C reaching a task run inline stops the job, not the task
+                raise
             except Exception as exc:  # a task's own failure must not stop the job
                 if attempt > self.retries:
                     return failure_of(exc, attempt)

@@ -11,8 +11,9 @@ from ortrex.verifiers.isolation import Limits
 # (``none``); it ended before the capture ran (``absent``: os._exit, a crash, a kill, the time
 # limit); the capture was refused while its threads still ran (``refused``); it imitated a
 # solver model or wrote to the capture channel (``forged``); writing the model failed
-# (``error``); no capture was asked for (``off``).
-CAPTURE_STATUSES = ("ok", "none", "absent", "refused", "forged", "error", "off")
+# (``error``); every model it solved was over the file limit (``too_large``); no capture was
+# asked for (``off``).
+CAPTURE_STATUSES = ("ok", "none", "absent", "refused", "forged", "error", "too_large", "off")
 
 
 @dataclass
@@ -34,11 +35,17 @@ class RunResult:
     files: dict[str, bytes] = field(default_factory=dict)  # the job's ``collect`` outputs
     capture_status: str = "off"
     capture_detail: str = ""
+    # Capture at solve: the MPS text of every model the program solved, in order (``captured``
+    # is the first), and what else the frames said ("licence refused the solve", a model over
+    # the file limit).
+    captures: list[bytes] = field(default_factory=list)
+    capture_notes: list[str] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-friendly (the captured model and collected files as their sizes)."""
         d = asdict(self)
         d["captured"] = None if self.captured is None else len(self.captured)
+        d["captures"] = [len(c) for c in self.captures]
         d["files"] = {k: len(v) for k, v in self.files.items()}
         return d
 
@@ -60,9 +67,17 @@ class Job:
     limits: Limits = field(default_factory=Limits)
     capture: bool = True
     collect: tuple[str, ...] = ()  # files the program writes that come back (e.g. model.lp)
+    # "end": the model the program left (what the scorer and the rendered documents use);
+    # "solve": every model, at the moment the program asks a solver to solve it (seeds).
+    capture_at: str = "end"
+    args: tuple[str, ...] = ()  # the program's command-line arguments
 
     def __post_init__(self) -> None:
         for name in self.files:
             _plain(name, "data file", nested=True)
         for name in self.collect:
             _plain(name, "collected file", nested=False)
+        if self.capture_at not in ("end", "solve"):
+            raise ValueError(f"capture_at must be 'end' or 'solve', not {self.capture_at!r}")
+        if not all(isinstance(a, str) and "\0" not in a for a in self.args):
+            raise ValueError("program arguments must be text without NUL characters")

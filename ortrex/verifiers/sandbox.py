@@ -176,7 +176,11 @@ def serve() -> None:
             return
         except Exception as exc:
             result = RunResult("error", None, "", f"sandbox failure: {exc}", 0.0)
-        send(1, result)
+        try:
+            send(1, result)
+        except BrokenPipeError:  # the caller is gone (stopped mid-run): so is the server
+            cgroups.remove_left()
+            return
 
 
 class Sandbox:

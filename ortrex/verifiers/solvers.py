@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import threading
 import time
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from enum import StrEnum
 from typing import Any
 
@@ -42,6 +42,9 @@ class SolveResult:
     nodes: int = 0
     iterations: int = 0
     x: np.ndarray | None = field(default=None, repr=False, compare=False)
+    # At a time limit: the best proven bound and the best solution's objective found so far.
+    bound: float | None = None
+    incumbent: float | None = None
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-friendly dict without the solution vector."""
@@ -135,7 +138,11 @@ def solve_highs(model: CanonicalModel, time_limit: float | None = None,
     if st == MS.kUnboundedOrInfeasible:
         return result(SolveStatus.INFEASIBLE_OR_UNBOUNDED, **effort)
     if st == MS.kTimeLimit:
-        return result(SolveStatus.TIME_LIMIT, message=f"time limit {time_limit}s", **effort)
+        found = int(info.primal_solution_status) == 2  # a feasible point
+        bound = float(info.mip_dual_bound) if model.is_mip else None
+        r = result(SolveStatus.TIME_LIMIT, message=f"time limit {time_limit}s", **effort)
+        return replace(r, bound=bound if bound is not None and np.isfinite(bound) else None,
+                       incumbent=float(info.objective_function_value) if found else None)
     return result(SolveStatus.ERROR, message=h.modelStatusToString(st), **effort)
 
 
@@ -237,9 +244,13 @@ def solve_gurobi(model: CanonicalModel, time_limit: float | None = None,
         statuses = {GRB.INFEASIBLE: SolveStatus.INFEASIBLE, GRB.UNBOUNDED: SolveStatus.UNBOUNDED,
                     GRB.INF_OR_UNBD: SolveStatus.INFEASIBLE_OR_UNBOUNDED,
                     GRB.TIME_LIMIT: SolveStatus.TIME_LIMIT}
+        if status == GRB.TIME_LIMIT:
+            r = result(SolveStatus.TIME_LIMIT, message=f"time limit {time_limit}s", **effort)
+            bound = float(gm.ObjBound) if model.is_mip else None
+            return replace(r, bound=bound if bound is not None and np.isfinite(bound) else None,
+                           incumbent=float(gm.ObjVal) if gm.SolCount > 0 else None)
         if status in statuses:
-            msg = f"time limit {time_limit}s" if status == GRB.TIME_LIMIT else ""
-            return result(statuses[status], message=msg, **effort)
+            return result(statuses[status], **effort)
         return result(SolveStatus.ERROR, message=f"Gurobi status {status}", **effort)
     finally:
         gm.dispose()

@@ -13,6 +13,15 @@ ALLOWED_IMPORTS = frozenset({
     "collections", "functools", "typing", "dataclasses", "fractions", "decimal", "statistics",
     "operator", "re", "random", "heapq", "bisect", "string", "copy", "pprint", "enum",
 })
+# Standard modules a rendered program has no use for but a real one often imports (argument
+# parsing, paths, timing). Findings of their own kind: seeds tolerate them, since the sandbox
+# confines what they can reach; rendered documents do not.
+STDLIB_IMPORTS = frozenset({
+    "sys", "os", "time", "argparse", "pathlib", "glob", "logging", "warnings", "datetime",
+    "io", "textwrap", "traceback", "contextlib", "abc", "types", "numbers", "timeit", "gzip",
+    "zipfile", "shutil", "tempfile", "pickle", "struct", "array", "queue", "cmath",
+    "platform", "inspect",
+})
 FORBIDDEN_CALLS = frozenset({"eval", "exec", "compile", "__import__", "input", "breakpoint",
                              "globals", "vars", "getattr", "setattr", "delattr"})
 _FENCE = re.compile(r"```[ \t]*([\w+-]*)[^\n]*\n(.*?)```", re.S)
@@ -152,7 +161,15 @@ def check_program(text: str, data_files: tuple[str, ...] = (),
                 top = mod.split(".")[0]
                 uses_gurobi |= top == "gurobipy"
                 uses_highs |= top == "highspy"
-                if top not in ALLOWED_IMPORTS:
+                if top in ALLOWED_IMPORTS:
+                    continue
+                if top in STDLIB_IMPORTS:
+                    add(Finding("import-stdlib", node.lineno, f"import of {mod!r}"))
+                elif top and (f"{top}.py" in data_files or
+                              any(f.startswith(f"{top}/") for f in data_files)):
+                    add(Finding("import-local", node.lineno,
+                                f"import of {mod!r}, a module given beside the program"))
+                else:
                     add(Finding("import", node.lineno, f"import of {mod!r} is not allowed"))
         elif isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load):
             if node.id not in defined.names:

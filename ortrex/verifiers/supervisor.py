@@ -34,6 +34,7 @@ import sys
 import tempfile
 import time
 import traceback
+import zlib
 from dataclasses import dataclass
 from typing import Any, NoReturn
 
@@ -169,7 +170,9 @@ def _program(spec: RunSpec, p: Plan, base: str, out: dict[str, int]) -> NoReturn
         sys.stderr = open(2, "w", buffering=1, closefd=False)  # noqa: SIM115
         has_pids = any("pids" in h.controllers for h, _ in spec.cgroup.dirs)
         workdir, tmp = isolation.confine(p, base, spec.job.limits, has_pids)
-        code = harness.run(spec.job.code, spec.job.capture, p.namespaces, workdir, tmp)
+        code = harness.run(spec.job.code, spec.job.capture, p.namespaces, workdir, tmp,
+                           at_solve=spec.job.capture_at == "solve", argv=spec.job.args,
+                           file_bytes=spec.job.limits.file_mb << 20)
     except BaseException:
         with contextlib.suppress(BaseException):
             traceback.print_exc()
@@ -263,6 +266,77 @@ def _capture(job: Job, out: dict[str, int], cap: int) -> tuple[str, str, bytes |
     return "ok", "", data, reported
 
 
+_MAX_MODEL = 1 << 30  # the largest decompressed capture taken (a zip bomb stops here)
+
+
+def _frames(data: bytes) -> tuple[list[bytes], list[str], str]:
+    """Models and notes of a capture-at-solve channel, and what was wrong with it ('' if
+    nothing): frames are checked against their own hash; a cut last frame is reported."""
+    models, notes, pos, head = [], [], 0, harness.FRAME_HEAD
+    while pos < len(data):
+        if len(data) - pos < head.size:
+            return models, notes, "the last capture frame is cut"
+        magic, kind, n, digest = head.unpack_from(data, pos)
+        payload = data[pos + head.size: pos + head.size + n]
+        if magic != harness.FRAME_MAGIC:
+            return models, notes, "the capture channel holds something the harness did not write"
+        if len(payload) < n:
+            return models, notes, "the last capture frame is cut"
+        if hashlib.sha256(payload).digest() != digest:
+            return models, notes, "a capture frame does not match its hash"
+        pos += head.size + n
+        if kind == harness.FRAME_MODEL:
+            z = zlib.decompressobj()
+            try:
+                text = z.decompress(payload, _MAX_MODEL)
+            except zlib.error:
+                return models, notes, "a captured model is not valid zlib data"
+            if z.unconsumed_tail:
+                notes.append(f"a model over {_MAX_MODEL >> 20} MB decompressed was not taken")
+                continue
+            models.append(text)
+        elif kind == harness.FRAME_LICENCE:
+            notes.append("the sandbox's Gurobi licence refused the program's solve")
+        elif kind == harness.FRAME_TOO_LARGE:
+            notes.append(f"a model of {payload.decode('ascii', 'replace')[:20]} bytes was over "
+                         "the capture's file limit")
+    return models, notes, ""
+
+
+def _capture_at_solve(out: dict[str, int], cap: int) -> tuple[str, str, list[bytes], list[str]]:
+    """(status, detail, models, notes) of a capture-at-solve run. The frames stand whether or
+    not the program finished (they were written before each solve)."""
+    data, too_big = _read_fd(out["capture"], cap)
+    models, notes, wrong = _frames(data)
+    text, _ = _read_fd(out["state"], _STATE_CAP)
+    try:
+        state = ast.literal_eval(text.decode("utf-8")) if text else None
+    except (ValueError, SyntaxError, MemoryError, RecursionError, UnicodeDecodeError,
+            TypeError):
+        state = None
+    said = state.get("capture") if isinstance(state, dict) else None
+    why = str(state.get("why", ""))[:300] if isinstance(state, dict) else ""
+    # Bytes in the channel that no hook wrote: the program tampered with its submission.
+    if "did not write" in wrong or "hash" in wrong or said == "forged" or \
+            (text and not isinstance(state, dict)):
+        return "forged", wrong or why or "the capture state was not written by the harness", \
+            [], notes
+    if too_big:
+        wrong = wrong or f"the capture channel is over {cap >> 20} MB"
+    if models:  # a cut last frame (the time limit struck mid-write) leaves the others
+        return "ok", wrong, models, notes
+    if wrong:
+        return "error", wrong, [], notes
+    if any("file limit" in n for n in notes):
+        return "too_large", notes[-1], [], notes
+    if not text:
+        return "absent", ("the program ended before it asked for a solve and before its model "
+                          "could be captured"), [], notes
+    if said in ("refused", "error"):
+        return said, why, [], notes
+    return "none", "the program solved no gurobipy or highspy model and left none", [], notes
+
+
 def _verdict(job: Job, status: int, timed_out: bool, cpu: float, err: str, oom: bool,
              disk_full: bool) -> tuple[str, int | None]:
     code = os.waitstatus_to_exitcode(status)
@@ -307,7 +381,13 @@ def _run(spec: RunSpec, result_fd: int) -> RunResult:
         stderr, t2 = _read_fd(out["stderr"], limits.output_bytes)
         err = stderr.decode("utf-8", "replace")
         cap = max(limits.file_mb, 64) << 20
-        cstatus, cdetail, captured, state = _capture(job, out, cap)
+        captures: list[bytes] = []
+        notes: list[str] = []
+        if job.capture and job.capture_at == "solve":
+            cstatus, cdetail, captures, notes = _capture_at_solve(out, cap)
+            captured, state = (captures[0] if captures else None), None
+        else:
+            cstatus, cdetail, captured, state = _capture(job, out, cap)
         work = os.path.join(base, "work")
         files = {n: d for n in job.collect if (d := _collect_file(work, n, cap)) is not None}
         vfs = os.statvfs(base)
@@ -315,7 +395,8 @@ def _run(spec: RunSpec, result_fd: int) -> RunResult:
         verdict, code = _verdict(job, status, timed_out, cpu, err,
                                  cgroups.oom_killed(spec.cgroup), disk_full)
         return RunResult(verdict, code, stdout.decode("utf-8", "replace"), err, seconds,
-                         captured, t1 or t2, iso, state, files, cstatus, cdetail)
+                         captured, t1 or t2, iso, state, files, cstatus, cdetail, captures,
+                         notes)
     finally:
         if not p.namespaces:
             if sys.version_info >= (3, 12):

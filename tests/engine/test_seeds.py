@@ -53,28 +53,37 @@ def test_parsing_helpers() -> None:
 
 def test_import_runs_captures_and_verifies(tmp_path: Path) -> None:
     f = tmp_path / "seeds.jsonl"
-    broken = PROGRAM.replace("model.optimize()", "model.optimize()\nraise ValueError('boom')")
-    f.write_text("\n".join([seed_line(1, 4.0), seed_line(2, 5.0), seed_line(3, 1.0, broken)])
-                 + "\n")
+    after = PROGRAM.replace("model.optimize()", "model.optimize()\nraise ValueError('boom')")
+    before = PROGRAM.replace("model.optimize()", "raise ValueError('early')\nmodel.optimize()")
+    f.write_text("\n".join([seed_line(1, 4.0), seed_line(2, 5.0), seed_line(3, 1.0, after),
+                            seed_line(4, 1.0, before)]) + "\n")
     with Store(tmp_path / "s.duckdb", create=True) as s:
         rep = import_seeds(s, f)
-        assert (rep.seeds, rep.ran, rep.solved, rep.accepted) == (3, 2, 2, 2)
+        # The model is captured when the program asks for the solve: failing after that
+        # costs the program, not the seed; failing before leaves nothing to verify.
+        assert (rep.seeds, rep.ran, rep.captured, rep.solved, rep.accepted) == (4, 2, 3, 3, 3)
         assert rep.reasons == {"program_failed": 1}
-        docs = s.query("SELECT id, kind, form, status, reject_reason, objective FROM documents "
-                       "ORDER BY objective NULLS LAST").rows()
-        assert [d[1:] for d in docs] == [("seed", "DPS", "accepted", None, 17.0),
-                                        ("seed", "DPS", "accepted", None, 19.0),
-                                        ("seed", "DPS", "rejected", "program_failed", None)]
+        docs = s.query("SELECT kind, form, status, reject_reason, reject_detail, objective "
+                       "FROM documents ORDER BY objective NULLS LAST").rows()
+        assert docs == [("seed", "DPS", "accepted", None, None, 15.0),
+                        ("seed", "DPS", "accepted", None, None, 17.0),
+                        ("seed", "DPS", "accepted", None, None, 19.0),
+                        ("seed", "DPS", "rejected", "program_failed", "ValueError: early", None)]
+        sandbox = dict(s.query(
+            "SELECT d.objective, v.details FROM verifications v JOIN documents d ON "
+            "d.id = v.subject_id WHERE v.verifier = 'sandbox'").rows())
+        assert json.loads(sandbox[15.0])["error"] == "ValueError: boom"
+        assert json.loads(sandbox[15.0])["models_captured"] == 1
         # Provenance: the file -> the document -> the captured instance.
         rel = s.query("SELECT parent_kind, child_kind, relation FROM lineage "
                       "ORDER BY relation").rows()
-        assert rel.count(("document", "instance", "captured")) == 2
-        assert rel.count(("source", "document", "imported")) == 3
+        assert rel.count(("document", "instance", "captured")) == 3
+        assert rel.count(("source", "document", "imported")) == 4
         inst = s.query("SELECT status, objective FROM instances ORDER BY objective").rows()
-        assert inst == [("accepted", 17.0), ("accepted", 19.0)]
-        before = s.counts()
+        assert inst == [("accepted", 15.0), ("accepted", 17.0), ("accepted", 19.0)]
+        before_counts = s.counts()
         import_seeds(s, f)  # content ids: nothing changes on a second run
-        assert s.counts() == before
+        assert s.counts() == before_counts
 
 
 def test_malformed_seed_files(tmp_path: Path) -> None:

@@ -35,7 +35,8 @@ def test_fences_must_hold_exactly_one_program() -> None:
 
 
 def test_imports_calls_and_files() -> None:
-    assert "import" in codes("import os\n" + GOOD)
+    assert "import-stdlib" in codes("import os\n" + GOOD)  # its own kind: seeds may
+    assert "import-local" in codes("import helpers\n" + GOOD, ("helpers.py",))
     assert "import" in codes(GOOD.replace("import json", "import subprocess, json"))
     assert "call" in codes(GOOD + "eval('1')\n")
     assert "file-access" in codes(GOOD.replace('open("data.json")', 'open("/etc/passwd")'))

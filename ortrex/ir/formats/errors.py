@@ -18,6 +18,11 @@ class ModelFileError(ValueError):
         return (type(self), (self.path, self.message, self.line))
 
 
+class UnsupportedFeatureError(ModelFileError):
+    """A file that is well formed but uses what the IR does not hold (indicator or SOS
+    constraints...): the file is fine, the model is unsupported."""
+
+
 class UnsupportedModelError(ValueError):
     """A model feature a target (file format, solver) cannot represent."""
 

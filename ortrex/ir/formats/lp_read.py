@@ -14,7 +14,7 @@ import re
 
 from ortrex.ir.canonical import CanonicalModel
 from ortrex.ir.formats.builder import ModelBuilder
-from ortrex.ir.formats.errors import ModelFileError, Notes
+from ortrex.ir.formats.errors import ModelFileError, Notes, UnsupportedFeatureError
 
 INF = math.inf
 BIG = 1e30  # bounds and right-hand sides at or beyond this magnitude are infinite (as in Gurobi)
@@ -99,8 +99,8 @@ def _split_sections(text: str, path: str) -> tuple[list[_Section], str]:
             elif not line[0].isspace():
                 key = " ".join(line.split()).lower()
                 if key in _UNSUPPORTED:
-                    raise ModelFileError(path, f"{_UNSUPPORTED[key]} are not supported",
-                                         lineno)
+                    raise UnsupportedFeatureError(path, f"{_UNSUPPORTED[key]} are not "
+                                                  "supported", lineno)
             if current is None:
                 raise ModelFileError(
                     path, f"expected Minimize or Maximize before {line.strip()[:40]!r}", lineno
@@ -165,7 +165,8 @@ class _Parser:
             line = self.lines[pos]
         else:
             line = self.lines[-1] if self.lines else self.section_line
-        return ModelFileError(self.path, message, line)
+        cls = UnsupportedFeatureError if "not supported" in message else ModelFileError
+        return cls(self.path, message, line)
 
     def tok(self, pos: int, what: str) -> str:
         if pos >= len(self.toks):

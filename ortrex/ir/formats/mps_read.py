@@ -17,7 +17,7 @@ import re
 
 from ortrex.ir.canonical import CanonicalModel
 from ortrex.ir.formats.builder import ModelBuilder
-from ortrex.ir.formats.errors import ModelFileError, Notes
+from ortrex.ir.formats.errors import ModelFileError, Notes, UnsupportedFeatureError
 
 INF = math.inf
 BIG = 1e30
@@ -112,7 +112,8 @@ class _MpsParser:
                 words = _DOLLAR.sub("", raw).split()
                 head = words[0].upper()
                 if head in _UNSUPPORTED:
-                    raise self.error(f"{_UNSUPPORTED[head]} are not supported")
+                    raise UnsupportedFeatureError(self.path, f"{_UNSUPPORTED[head]} are not "
+                                                  "supported", self.line)
                 if head not in _SECTIONS:
                     raise self.error(f"unknown MPS section {words[0]!r}")
                 section = head

@@ -1,0 +1,88 @@
+"""Capture at solve: every model a program solves comes back, in order, whatever its name or
+scope; frames are checked; a program tampering with the channel is caught."""
+
+from __future__ import annotations
+
+import zlib
+
+import pytest
+
+from ortrex.verifiers import harness
+from ortrex.verifiers.sandbox import PRELOAD_SEEDS, Job, Limits, Sandbox
+from ortrex.verifiers.supervisor import _frames
+
+
+@pytest.fixture(scope="module")
+def box() -> Sandbox:
+    with Sandbox(PRELOAD_SEEDS) as sb:
+        yield sb
+
+
+def _job(code: str, **kw: object) -> Job:
+    return Job(code, limits=Limits(wall_s=kw.pop("wall_s", 10.0)),  # type: ignore[arg-type]
+               capture_at="solve", **kw)  # type: ignore[arg-type]
+
+
+def test_every_solve_is_captured_in_order(box: Sandbox) -> None:
+    code = ("import gurobipy as gp, highspy\n"
+            "def one(ub):\n"
+            "    m = gp.Model(f'm{ub}')\n"
+            "    x = m.addVar(ub=ub, name='x')\n"
+            "    m.setObjective(x, gp.GRB.MAXIMIZE)\n"
+            "    m.optimize()\n"
+            "for ub in (1, 2):\n"
+            "    one(ub)\n"
+            "h = highspy.Highs()\n"
+            "h.setOptionValue('output_flag', False)\n"
+            "v = h.addVariable(0, 9)\n"
+            "h.maximize(v)\n")
+    r = box.run(_job(code))
+    assert r.status == "ok" and r.capture_status == "ok"
+    assert len(r.captures) == 3 and r.captured == r.captures[0]
+    assert b"m1" in r.captures[0] and b"m2" in r.captures[1]
+    assert b" 9" in r.captures[2] or b"9\n" in r.captures[2]
+
+
+def test_arguments_and_helpers(box: Sandbox) -> None:
+    code = ("import sys\nfrom lib.make import make\nm = make(float(sys.argv[1]))\n"
+            "m.optimize()\nprint(m.ObjVal)\n")
+    helper = ("import gurobipy as gp\ndef make(ub):\n    m = gp.Model()\n"
+              "    x = m.addVar(ub=ub)\n    m.setObjective(x, gp.GRB.MAXIMIZE)\n    return m\n")
+    r = box.run(_job(code, files={"lib/__init__.py": "", "lib/make.py": helper}, args=("4.5",)))
+    assert r.status == "ok" and r.stdout.strip().endswith("4.5") and len(r.captures) == 1
+
+
+def test_a_model_left_by_a_failing_program_is_not_taken(box: Sandbox) -> None:
+    code = ("import gurobipy as gp\nmodel = gp.Model()\nx = model.addVar()\n"
+            "raise ValueError('half built')\n")
+    r = box.run(_job(code))
+    assert r.status == "error" and r.captures == [] and r.capture_status == "none"
+
+
+def test_the_capture_survives_the_time_limit(box: Sandbox) -> None:
+    code = ("import gurobipy as gp, time\nm = gp.Model()\nx = m.addVar(ub=3)\n"
+            "m.setObjective(x, gp.GRB.MAXIMIZE)\nm.optimize()\ntime.sleep(30)\n")
+    r = box.run(_job(code, wall_s=3.0))
+    assert r.status == "timeout" and r.capture_status == "ok" and len(r.captures) == 1
+
+
+def test_writing_to_the_channel_is_forgery(box: Sandbox) -> None:
+    code = ("import gurobipy as gp, os\nm = gp.Model()\nx = m.addVar(ub=3)\n"
+            "m.optimize()\nos.write(3, b'NAME fake\\nENDATA\\n')\n")
+    r = box.run(_job(code))
+    assert r.capture_status == "forged" and r.captures == []
+
+
+def test_frames_are_checked() -> None:
+    good = harness.frame(harness.FRAME_MODEL, zlib.compress(b"NAME a\nENDATA\n"))
+    lic = harness.frame(harness.FRAME_LICENCE, b"")
+    models, notes, wrong = _frames(good + lic + good)
+    assert models == [b"NAME a\nENDATA\n"] * 2 and len(notes) == 1 and not wrong
+    models, _, wrong = _frames(good + good[:-3])
+    assert len(models) == 1 and "cut" in wrong
+    bad = bytearray(good)
+    bad[-1] ^= 1
+    assert "hash" in _frames(bytes(bad))[2]
+    assert "did not write" in _frames(b"x" * 60)[2]
+    bomb = harness.frame(harness.FRAME_MODEL, zlib.compress(b"\0" * (1 << 20)))
+    assert _frames(bomb)[0] == [b"\0" * (1 << 20)]  # under the cap: taken whole
