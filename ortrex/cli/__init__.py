@@ -135,6 +135,20 @@ def _show_warning(message: Warning | str, category: type[Warning], filename: str
         _PLAIN_SHOWWARNING(message, category, filename, lineno, file, line)
 
 
+def _interrupted(exc: BaseException, kind: type[BaseException]) -> bool:
+    """Whether ``exc`` is, or was raised because of, a Ctrl-C: a signal landing inside an
+    import can come back wrapped (Python reports an exception in ``__set_name__`` as a
+    RuntimeError caused by it)."""
+    seen: set[int] = set()
+    cur: BaseException | None = exc
+    while cur is not None and id(cur) not in seen:
+        if isinstance(cur, (kind, KeyboardInterrupt)):
+            return True
+        seen.add(id(cur))
+        cur = cur.__cause__ or cur.__context__
+    return False
+
+
 def main(argv: list[str] | None = None) -> int:
     """Entry point: user errors print one line and exit 2; ``--debug`` shows tracebacks;
     Ctrl-C prints one line and exits 130."""
@@ -158,7 +172,7 @@ def main(argv: list[str] | None = None) -> int:
     except Exception as exc:
         from ortrex.jobs.driver import Interrupted
 
-        if isinstance(exc, Interrupted):
+        if _interrupted(exc, Interrupted):
             print(INTERRUPTED, file=sys.stderr)
             return 130
         if debug:
