@@ -223,7 +223,7 @@ def main() -> None:
                     ("programs that ran to the end", rep.ran),
                     ("seeds with a model captured", rep.captured),
                     ("programs run with no model captured", ran - rep.captured),
-                    ("distinct models verified", rep.models), ("accepted", rep.accepted),
+                    ("models verified (per seed)", rep.models), ("accepted", rep.accepted),
                     *[(f"rejected: {k}", c) for k, c in sorted(rep.reasons.items())],
                     *[(f"solver verdicts {k}", c) for k, c in sorted(solvers.items())],
                     ("seconds", f"{elapsed:.1f}"), ("seeds / s", f"{rep.seeds / elapsed:.2f}"),

@@ -411,7 +411,7 @@ class SeedReport:
     solved: int = 0
     accepted: int = 0
     captured: int = 0  # seeds with at least one model captured
-    models: int = 0  # distinct models verified
+    models: int = 0  # models verified, counted per seed (two seeds may share a model)
     reasons: Counter[str] = field(default_factory=Counter)
     skipped: list[str] = field(default_factory=list)
     seconds: float = 0.0
