@@ -164,6 +164,7 @@ def bench_suite_files(pairs: list, workers: int) -> dict[str, object]:
         if proc.returncode != 0:
             raise SystemExit(f"ortrex equiv --pairs failed: {proc.stderr}")
         recs = [json.loads(x) for x in out.read_text().splitlines()]
+        orgeval = run_orgeval(d, pairs_file)
     right, wrong = Counter(), []
     for rec in recs:
         ok = rec["verdict"] in ("equivalent", "not_equivalent") and (
@@ -173,7 +174,50 @@ def bench_suite_files(pairs: list, workers: int) -> dict[str, object]:
             wrong.append((rec["cls"], rec["a"], rec["verdict"], rec["reason"]))
     env.dispose()
     return {"pairs": len(recs), "wall_s": wall, "pairs_per_s": len(recs) / wall,
-            "right": right, "wrong": wrong, "workers": workers}
+            "right": right, "wrong": wrong, "workers": workers, "orgeval": orgeval}
+
+
+# ORGEval's checker, run as its users run it: one process, every pair read from its files.
+_ORGEVAL_RUNNER = """
+import json, sys, time
+sys.path.insert(0, sys.argv[1])
+t0 = time.perf_counter()
+from equivalence_check import check_lp_equivalence
+out = []
+for line in open(sys.argv[2]):
+    p = json.loads(line)
+    try:
+        same = bool(check_lp_equivalence(p["a"], p["b"])[0])
+    except Exception as exc:
+        same = None
+    out.append({"cls": p["cls"], "expect": p["expect"], "same": same})
+json.dump({"results": out, "seconds": time.perf_counter() - t0}, open(sys.argv[3], "w"))
+"""
+
+
+def run_orgeval(d: Path, pairs_file: Path) -> dict[str, object] | None:
+    """ORGEval's ``equivalence_check.py`` (from the checkout ``$ORTREX_ORGEVAL`` names, the
+    public SLAI-T-Rex repository; never vendored) on the same files, or None without it."""
+    root = os.environ.get("ORTREX_ORGEVAL")
+    if not root:
+        return None
+    src = Path(root) / "or_benchmark_eval" / "evaluate"
+    if not (src / "equivalence_check.py").is_file():
+        raise SystemExit(f"ORTREX_ORGEVAL={root}: no or_benchmark_eval/evaluate/"
+                         "equivalence_check.py there")
+    (d / "failure").mkdir(exist_ok=True)  # ORGEval writes failure/*.lp beside its cwd
+    out = d / "orgeval.json"
+    t0 = time.perf_counter()
+    proc = subprocess.run([sys.executable, "-c", _ORGEVAL_RUNNER, str(src), str(pairs_file),
+                           str(out)], cwd=d, capture_output=True, text=True)
+    wall = time.perf_counter() - t0
+    if proc.returncode != 0:
+        raise SystemExit(f"ORGEval failed: {proc.stderr[-2000:]}")
+    got = json.loads(out.read_text())
+    right: Counter[str] = Counter()
+    for r in got["results"]:
+        right[r["cls"]] += r["same"] is not None and r["same"] == r["expect"]
+    return {"wall_s": wall, "right": right, "pairs": len(got["results"])}
 
 
 # ---------------------------------------------------------------- 3. symmetric models
@@ -265,17 +309,24 @@ def main() -> None:
         f = r["files"]
         t = Table(title=f"2. labelled suite: {r['pairs']} pairs from {len(models)} distinct "
                         "shared models")
-        for col in ("class", "label", "pairs", "in memory", "via files (Gurobi LP)"):
+        og = f["orgeval"]
+        cols = ["class", "label", "pairs", "in memory", "via files (Gurobi LP)"]
+        cols += ["ORGEval (same files)"] if og else []
+        for col in cols:
             t.add_column(col, justify="left" if col in ("class", "label") else "right")
         for cls in EQUIVALENT_CLASSES + DIFFERENT_CLASSES:
             n = r["total"][cls]
             label = "equivalent" if cls in EQUIVALENT_CLASSES else "not equivalent"
             t.add_row(cls, label, str(n), f"{r['right'][cls] / max(n, 1):.1%}",
-                      f"{f['right'][cls] / max(n, 1):.1%}")
+                      f"{f['right'][cls] / max(n, 1):.1%}",
+                      *([f"{og['right'][cls] / max(n, 1):.1%}"] if og else []))
         t.caption = (f"in memory: {r['pairs_per_s']:.0f} pairs/s (1 process); via "
-                     f"`ortrex equiv --pairs`: {f['pairs_per_s']:.0f} pairs/s with "
-                     f"{f['workers']} workers, reading both files, process start included; "
-                     f"undecided: {r['undecided']}")
+                     f"`ortrex equiv --pairs`: {f['wall_s']:.1f} s, {f['pairs_per_s']:.0f} "
+                     f"pairs/s with {f['workers']} workers, reading both files, process start "
+                     f"included; undecided: {r['undecided']}. " +
+                     (f"ORGEval, same files, 1 process: {og['wall_s']:.1f} s; ortrex is "
+                      f"{og['wall_s'] / f['wall_s']:.2f}x faster end to end" if og else
+                      "ORGEval not run: set ORTREX_ORGEVAL to a checkout of SLAI-T-Rex"))
         console.print(t)
         for cls, name, verdict, why in (r["wrong"] + f["wrong"])[:20]:
             console.print(f"[red]wrong[/] {cls} {name}: {verdict}: {why}")
