@@ -29,7 +29,7 @@ import re
 import time
 from collections import Counter
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -278,6 +278,7 @@ class SeedResult:
     reason: str | None = None
     detail: str | None = None
     objective: float | None = None
+    captured: int = 0  # models the sandbox captured (before any was read or verified)
 
     @property
     def instance(self) -> dict[str, Any] | None:
@@ -322,8 +323,7 @@ def process_seed(seed: Seed, wall_s: float = 60.0, solve_s: float = 30.0,
                                if not c.ok)[:500]
         return res
     static = check_program(code, tuple(files))
-    limits = Limits(wall_s=wall_s, cpu_s=int(wall_s) + 5, file_mb=SEED_LIMITS.file_mb,
-                    disk_mb=SEED_LIMITS.disk_mb)
+    limits = replace(SEED_LIMITS, wall_s=wall_s, cpu_s=int(wall_s) + 5)
     job = Job(static.code or code, files, limits, capture_at="solve", args=seed.args)
     run = sandbox(PRELOAD_SEEDS).run(job)
     res = SeedResult(seed, code, files, run.status, checks)
@@ -337,13 +337,15 @@ def process_seed(seed: Seed, wall_s: float = 60.0, solve_s: float = 30.0,
         program["capture_detail"] = run.capture_detail
     checks.append(Check("sandbox", "pass" if run.captures else "fail", printed, run.seconds,
                         program))
+    res.captured = len(run.captures)
     if not run.captures:
         res.reason = _no_capture_reason(run)
         res.detail = program.get("error") or run.capture_detail or run.status
         return res
     captures = run.captures[-MAX_MODELS:]  # the last ones: the seed's answer is the last
     verdicts: list[dict[str, Any]] = []
-    seen: set[str] = set()
+    # A model solved again (a loop re-optimising it) keeps the verdict it had: no new solve.
+    done: dict[str, tuple[tuple[bool, str | None, str | None, float | None], dict[str, Any]]] = {}
     last: tuple[bool, str | None, str | None, float | None] = (False, None, None, None)
     for k, data in enumerate(captures):
         where = f"seed {seed.id} model {k + 1}"
@@ -359,6 +361,10 @@ def process_seed(seed: Seed, wall_s: float = 60.0, solve_s: float = 30.0,
             continue
         model = model.replace(name=seed.id if len(captures) == 1 else f"{seed.id}#{k + 1}")
         iid = model.content_hash
+        if iid in done:
+            last, verdict = done[iid]
+            verdicts.append({**verdict, "model": k + 1})
+            continue
         trivial = trivial_reason(model)
         if trivial:
             last = (False, "trivial_model", trivial, None)
@@ -380,9 +386,7 @@ def process_seed(seed: Seed, wall_s: float = 60.0, solve_s: float = 30.0,
         verdicts.append({"model": k + 1, "id": iid, "status": "accepted" if outcome.accepted
                          else "rejected", "why": reason, "objective": outcome.objective,
                          "flags": outcome.flags})
-        if iid in seen:
-            continue
-        seen.add(iid)
+        done[iid] = (last, verdicts[-1])
         res.instances.append(instance_row(
             model, family=str(seed.metadata.get("structure") or "seed"),
             status="accepted" if outcome.accepted else "rejected", reject_reason=reason,
@@ -506,8 +510,7 @@ class _SeedWriter:
         r.ran += res.run_status == "ok"
         r.solved += res.objective is not None
         r.accepted += res.accepted
-        r.captured += bool(res.instances) or res.reason in ("model_unreadable",
-                                                            "unsupported_model", "trivial_model")
+        r.captured += res.captured > 0
         r.models += len(res.instances)
         if not res.accepted:
             r.reasons[res.reason or "?"] += 1

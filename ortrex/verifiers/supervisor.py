@@ -237,21 +237,29 @@ def _collect_file(work: str, name: str, cap: int) -> bytes | None:
         os.close(fd)
 
 
+def _read_state(out: dict[str, int]) -> tuple[bytes, Any]:
+    """The state file the harness writes last: its bytes, and what they parse to (None when
+    empty, over the cap or not a Python literal)."""
+    text, over = _read_fd(out["state"], _STATE_CAP)
+    if not text or over:
+        return text, None
+    try:
+        return text, ast.literal_eval(text.decode("utf-8"))
+    except (ValueError, SyntaxError, MemoryError, RecursionError, UnicodeDecodeError,
+            TypeError):
+        return text, None
+
+
 def _capture(job: Job, out: dict[str, int], cap: int) -> tuple[str, str, bytes | None,
                                                                   dict[str, Any] | None]:
     """(capture status, detail, model bytes, reported state) from the capture channel."""
     if not job.capture:
         return "off", "", None, None
-    text, over = _read_fd(out["state"], _STATE_CAP)
+    text, state = _read_state(out)
     data, too_big = _read_fd(out["capture"], cap)
     if not text:
         return "absent", ("the program ended before its model could be captured (os._exit, a "
                           "crash, a signal or the time limit)"), None, None
-    try:
-        state = ast.literal_eval(text.decode("utf-8")) if not over else None
-    except (ValueError, SyntaxError, MemoryError, RecursionError, UnicodeDecodeError,
-            TypeError):
-        state = None
     if not isinstance(state, dict) or not isinstance(state.get("capture"), str):
         return "forged", "the capture state was not written by the harness", None, None
     status, why = state["capture"], str(state.get("why", ""))[:300]
@@ -308,12 +316,7 @@ def _capture_at_solve(out: dict[str, int], cap: int) -> tuple[str, str, list[byt
     not the program finished (they were written before each solve)."""
     data, too_big = _read_fd(out["capture"], cap)
     models, notes, wrong = _frames(data)
-    text, _ = _read_fd(out["state"], _STATE_CAP)
-    try:
-        state = ast.literal_eval(text.decode("utf-8")) if text else None
-    except (ValueError, SyntaxError, MemoryError, RecursionError, UnicodeDecodeError,
-            TypeError):
-        state = None
+    text, state = _read_state(out)
     said = state.get("capture") if isinstance(state, dict) else None
     why = str(state.get("why", ""))[:300] if isinstance(state, dict) else ""
     # Bytes in the channel that no hook wrote: the program tampered with its submission.

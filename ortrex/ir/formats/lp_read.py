@@ -160,12 +160,12 @@ class _Parser:
         self.section_line = 0
         self.notes = Notes(path)
 
-    def error(self, pos: int, message: str) -> ModelFileError:
+    def error(self, pos: int, message: str,
+              cls: type[ModelFileError] = ModelFileError) -> ModelFileError:
         if pos < len(self.lines):
             line = self.lines[pos]
         else:
             line = self.lines[-1] if self.lines else self.section_line
-        cls = UnsupportedFeatureError if "not supported" in message else ModelFileError
         return cls(self.path, message, line)
 
     def tok(self, pos: int, what: str) -> str:
@@ -223,7 +223,8 @@ class _Parser:
                     pos += 1
                     t = self.tok(pos, "a term")
             elif t == "->":
-                raise self.error(pos, "indicator constraints (->) are not supported")
+                raise self.error(pos, "indicator constraints (->) are not supported",
+                                 UnsupportedFeatureError)
             elif not first:
                 if mode == "open":
                     return pos, constant
@@ -248,7 +249,8 @@ class _Parser:
                     constant += coef
                     continue
             elif t == "->":
-                raise self.error(pos, "indicator constraints (->) are not supported")
+                raise self.error(pos, "indicator constraints (->) are not supported",
+                                 UnsupportedFeatureError)
             elif t in _OPS:
                 raise self.error(pos, f"expected a term, got {t!r}")
             else:
