@@ -141,7 +141,14 @@ class LocalExecutor:
             size = max(1, min(self.max_chunk, int(self.chunk_seconds / max(per_item, 1e-6))))
             chunk = list(islice(it, size))
             if chunk:
-                pending.append((self.pool.submit(run_chunk, g, chunk), chunk))
+                try:
+                    fut = self.pool.submit(run_chunk, g, chunk)
+                except BrokenProcessPool as exc:
+                    # A worker died since the last result came back: the chunk waits as a
+                    # lost one, and the loop below recovers it with the others in flight.
+                    fut = Future()
+                    fut.set_exception(exc)
+                pending.append((fut, chunk))
             return bool(chunk)
 
         while len(pending) < 2 * self.workers and submit():
