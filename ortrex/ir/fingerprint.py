@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import hashlib
 import struct
+from functools import lru_cache
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -30,12 +31,18 @@ _U = np.uint64
 _C1, _C2, _C3 = _U(0x9E3779B97F4A7C15), _U(0xBF58476D1CE4E5B9), _U(0x94D049BB133111EB)
 
 
+_S30, _S27, _S31 = _U(30), _U(27), _U(31)
+
+
 def splitmix(z: np.ndarray) -> np.ndarray:
     """SplitMix64 finaliser, element-wise: a well-mixed 64-bit hash of each value."""
-    z = z + _C1
-    z = (z ^ (z >> _U(30))) * _C2
-    z = (z ^ (z >> _U(27))) * _C3
-    return z ^ (z >> _U(31))
+    z = z + _C1  # a new array: the steps below work in place
+    z ^= z >> _S30
+    z *= _C2
+    z ^= z >> _S27
+    z *= _C3
+    z ^= z >> _S31
+    return z
 
 
 _K = _U(0xD6E8FEB86659FD93)  # odd multiplier of the multiply-add chain
@@ -54,6 +61,11 @@ _T = {k: _tag(k) for k in (
     "var", "int", "cont", "bin", "ge", "eq1", "eq0", "eq", "rg", "pair", "qo", "qr", "factor",
     "square", "+inf", "-inf", "neg", "zero", "pos", "edge", "qterm", "semi",
 )}
+
+
+# Each tag times the chain multiplier (mod 2**64): ``_mix_all(tag, p, ...)`` and
+# ``_combine(tag, p)`` start from ``_TK[tag] + p`` without a full array of the tag.
+_TK = {k: _U((int(v) * int(_K)) % 2**64) for k, v in _T.items()}
 
 
 def _full(n: int, label: str) -> np.ndarray:
@@ -100,21 +112,34 @@ class Tokens:
     """Tokens of every number of the normal form (and of its negation), in one call to ``fn``
     (``quantize`` for fingerprints; a joint grouping of two models for the equivalence check)."""
 
-    def __init__(self, nm: NormalizedModel, fn: object) -> None:
-        parts = self.parts(nm)
-        flat = fn(np.concatenate(list(parts.values())))  # type: ignore[operator]
-        ends = np.cumsum([v.size for v in parts.values()])
-        self.t = dict(zip(parts, np.split(flat, ends[:-1]), strict=True))
+    def __init__(self, nm: NormalizedModel, fn: object = None,
+                 flat: np.ndarray | None = None) -> None:
+        numbers, self.spans = nm.numbers
+        self.flat = fn(numbers) if flat is None else flat  # type: ignore[operator]
 
     def __getitem__(self, key: str) -> np.ndarray:
-        return self.t[key]
+        start, end = self.spans[key]
+        return self.flat[start:end]
 
-    @staticmethod
-    def parts(nm: NormalizedModel) -> dict[str, np.ndarray]:
-        """Every number the model graph uses, by role."""
-        return {"lb": nm.lb, "ub": nm.ub, "c": nm.c, "rlo": nm.rlo, "rhi": nm.rhi,
-                "-rlo": -nm.rlo, "-rhi": -nm.rhi, "a": nm.A.data, "-a": -nm.A.data,
-                "qo": nm.qobj[2], "qr": nm.qrows[3], "-qr": -nm.qrows[3]}
+
+@lru_cache(maxsize=64)
+def _var_ids(n: int) -> np.ndarray:
+    ids = splitmix(np.arange(n, dtype=np.uint64) + _U(1))
+    ids.flags.writeable = False
+    return ids
+
+
+def _row_sums(values: np.ndarray, indptr: np.ndarray, lengths: np.ndarray) -> np.ndarray:
+    """Per row, the wrapping sum of its entries' values (rows stored contiguously)."""
+    R = lengths.size
+    if not values.size:
+        return np.zeros(R, dtype=np.uint64)
+    if lengths.all():
+        return np.add.reduceat(values, indptr[:-1])
+    acc = np.zeros(R, dtype=np.uint64)
+    nz = lengths > 0
+    acc[nz] = np.add.reduceat(values, indptr[:-1][nz])
+    return acc
 
 
 def row_groups(nm: NormalizedModel, tk: Tokens) -> tuple[np.ndarray, np.ndarray]:
@@ -124,23 +149,27 @@ def row_groups(nm: NormalizedModel, tk: Tokens) -> tuple[np.ndarray, np.ndarray]
     if R == 0:
         return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
     A = nm.A
-    rows_of_nz = np.repeat(np.arange(R), np.diff(A.indptr))
-    var_id = splitmix(np.arange(nm.num_vars, dtype=np.uint64) + _U(1))
+    lengths = np.diff(A.indptr)
+    var_id = _var_ids(nm.num_vars)
     rr, ri, rj, _ = nm.qrows
     pair_id = _combine(var_id[ri], var_id[rj]) if rr.size else np.zeros(0, np.uint64)
     col_id = var_id[A.indices]
+    kinds = nm.kind.astype(np.uint64)
 
     def signature(neg: str, lo: str, hi: str) -> np.ndarray:
-        acc = np.zeros(R, dtype=np.uint64)
-        np.add.at(acc, rows_of_nz, _combine(col_id, tk[neg + "a"]))
+        acc = _row_sums(_combine(col_id, tk[neg + "a"]), A.indptr, lengths)
         if rr.size:
             np.add.at(acc, rr, _combine(pair_id, tk[neg + "qr"]) ^ _T["qterm"])
-        return _mix_all(nm.kind.astype(np.uint64), tk[lo], tk[hi], acc)
+        return _mix_all(kinds, tk[lo], tk[hi], acc)
 
     sig = signature("", "rlo", "rhi")
-    open_sign = (nm.kind == EQ0) | (nm.kind == RANGE)
+    open_sign = nm.kind >= EQ0  # EQ0 or RANGE
     if open_sign.any():
         sig = np.where(open_sign, np.minimum(sig, signature("-", "-rhi", "-rlo")), sig)
+    ordered = np.sort(sig)
+    if R == 1 or (ordered[1:] != ordered[:-1]).all():  # no duplicates: the usual case
+        every = np.arange(R)
+        return every, every.copy()
     _, first, inverse = np.unique(sig, return_index=True, return_inverse=True)
     return np.sort(first), first[inverse.ravel()]
 
@@ -160,52 +189,62 @@ def model_graph(
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Node colours and directed edge lists (src, dst, colour) of the model graph."""
     n = nm.num_vars
-    every_row = rows.size == nm.num_rows
-    kind = nm.kind if every_row else nm.kind[rows]
     R = rows.size
+    every_row = nm.num_rows == R
     if every_row:
-        sub, a_tok, neg_a_tok = nm.A, tk["a"], tk["-a"]
+        kind, sub, a_tok, neg_a_tok = nm.kind, nm.A, tk["a"], tk["-a"]
     else:  # the tokens of the kept rows' coefficients
-        keep_nz = np.repeat(np.isin(np.arange(nm.num_rows), rows), nm.A.lengths())
-        sub, a_tok, neg_a_tok = nm.A.take(rows), tk["a"][keep_nz], tk["-a"][keep_nz]
-    is_bin = nm.is_int & (nm.lb == 0) & (nm.ub == 1)
-    vtype = np.where(is_bin, _T["bin"], np.where(nm.is_int, _T["int"], _T["cont"]))
-    vtype = np.where(nm.semi, vtype ^ _T["semi"], vtype)
-    colors = [_mix_all(_full(n, "var"), vtype, tk["lb"], tk["ub"], tk["c"])]
-
+        kept = np.zeros(nm.num_rows, dtype=bool)
+        kept[rows] = True
+        keep_nz = np.repeat(kept, nm.A.lengths())
+        kind, sub = nm.kind[rows], nm.A.take(rows)
+        a_tok, neg_a_tok = tk["a"][keep_nz], tk["-a"][keep_nz]
+    is_int = nm.is_int
+    vtype = np.where(is_int, _T["int"], _T["cont"])
+    if is_int.any():
+        vtype[is_int & (nm.lb == 0) & (nm.ub == 1)] = _T["bin"]
+    if nm.semi.any():
+        vtype[nm.semi] ^= _T["semi"]
+    # Everything that gets hashed is gathered first and mixed in one call (numpy's cost here
+    # is per call, not per element); the values are those of _mix_all and _combine.
+    var_pre = (((_TK["var"] + vtype) * _K + tk["lb"]) * _K + tk["ub"]) * _K + tk["c"]
+    k_of_nz = np.repeat(np.arange(R), np.diff(sub.indptr))
     if exact:
-        rlo, rhi = tk["rlo"][rows], tk["rhi"][rows]
-        gadget = (kind == EQ0) | (kind == RANGE)
-        primary = np.select(
-            [kind == GE, kind == EQ1, kind == EQ0],
-            [_mix_all(_full(R, "ge"), rlo), _full(R, "eq1"), _full(R, "eq0")],
-            _mix_all(_full(R, "rg"), rlo, rhi),
-        ).astype(np.uint64)
-        secondary = np.where(kind == RANGE, _mix_all(_full(R, "rg"), tk["-rhi"][rows],
-                                                     tk["-rlo"][rows]), _full(R, "eq0"))
+        gadget = kind >= EQ0  # EQ0 or RANGE: the sign is open
+        rlo, rhi = (tk["rlo"], tk["rhi"]) if every_row else (tk["rlo"][rows], tk["rhi"][rows])
+        is_ge = kind == GE
+        row_pre = np.where(is_ge, _TK["ge"] + rlo, (_TK["rg"] + rlo) * _K + rhi)
+        g_idx = np.flatnonzero(gadget)
+        g_rows = g_idx if every_row else rows[g_idx]
+        sec_pre = (_TK["rg"] + tk["-rhi"][g_rows]) * _K + tk["-rlo"][g_rows]
     else:
         gadget = kind != GE
-        primary = np.select([kind == GE, kind == RANGE], [_full(R, "ge"), _full(R, "rg")],
-                            _full(R, "eq")).astype(np.uint64)
-        secondary = primary
-    g_idx = np.flatnonzero(gadget)
+        g_idx = np.flatnonzero(gadget)
+        row_pre = sec_pre = np.zeros(0, dtype=np.uint64)
+    g_nz = gadget[k_of_nz]
+    edge_pre = _TK["edge"] + a_tok
+    gedge_pre = _TK["edge"] + neg_a_tok[g_nz]
+    parts = (var_pre, row_pre, sec_pre, edge_pre, gedge_pre)
+    mixed = splitmix(np.concatenate(parts))
+    ends = np.cumsum([p.size for p in parts]).tolist()
+    var_col, row_mix, sec_mix = mixed[:ends[0]], mixed[ends[0]:ends[1]], mixed[ends[1]:ends[2]]
+    if exact:
+        primary = row_mix
+        if not is_ge.all():
+            primary = np.where(kind == EQ1, _T["eq1"], np.where(kind == EQ0, _T["eq0"], row_mix))
+        secondary = np.where(kind[g_idx] == RANGE, sec_mix, _T["eq0"])
+    else:
+        primary = np.where(kind == GE, _T["ge"], np.where(kind == RANGE, _T["rg"], _T["eq"]))
+        secondary = primary[g_idx]
     G = g_idx.size
     second_of = np.full(R, -1, dtype=np.int64)
     second_of[g_idx] = n + R + np.arange(G)
-    colors += [primary, secondary[g_idx]]
-    src: list[np.ndarray] = [n + g_idx]
-    dst: list[np.ndarray] = [second_of[g_idx]]
-    ecol: list[np.ndarray] = [_full(G, "pair")]
-
-    # Linear coefficients of the kept rows.
-    k_of_nz = np.repeat(np.arange(R), np.diff(sub.indptr))
-    src.append(sub.indices.astype(np.int64))
-    dst.append(n + k_of_nz)
-    ecol.append(_combine(_full(sub.nnz, "edge"), a_tok))
-    g_nz = gadget[k_of_nz]
-    src.append(sub.indices[g_nz].astype(np.int64))
-    dst.append(second_of[k_of_nz[g_nz]])
-    ecol.append(_combine(_full(int(g_nz.sum()), "edge"), neg_a_tok[g_nz]))
+    colors = [var_col, primary.astype(np.uint64, copy=False), secondary.astype(np.uint64,
+                                                                                copy=False)]
+    src: list[np.ndarray] = [n + g_idx, sub.indices.astype(np.int64),
+                             sub.indices[g_nz].astype(np.int64)]
+    dst: list[np.ndarray] = [second_of[g_idx], n + k_of_nz, second_of[k_of_nz[g_nz]]]
+    ecol: list[np.ndarray] = [_full(G, "pair"), mixed[ends[2]:ends[3]], mixed[ends[3]:]]
 
     next_node = n + R + G
 
@@ -261,7 +300,14 @@ class Refiner:
     def __init__(self, src: np.ndarray, dst: np.ndarray, ecol: np.ndarray) -> None:
         order = np.argsort(dst, kind="stable")
         self.src, self.ecol = src[order], ecol[order]
-        self.targets, self.starts = np.unique(dst[order], return_index=True)
+        d = dst[order]
+        if d.size:
+            first = np.ones(d.size, dtype=bool)
+            np.not_equal(d[1:], d[:-1], out=first[1:])
+            self.starts = np.flatnonzero(first)
+            self.targets = d[self.starts]
+        else:
+            self.starts = self.targets = np.zeros(0, dtype=np.int64)
 
     def __call__(self, colors: np.ndarray, max_rounds: int = MAX_ROUNDS,
                  split: int | None = None) -> np.ndarray:
@@ -271,11 +317,16 @@ class Refiner:
         early once the two colour multisets provably differ (their wrapping sums differ).
         """
         classes = count_classes(colors)
+        every_node = self.targets.size == colors.size
         for _ in range(max_rounds):
-            agg = np.zeros(colors.size, dtype=np.uint64)
-            if self.src.size:
-                agg[self.targets] = np.add.reduceat(_combine(colors[self.src], self.ecol),
-                                                    self.starts)
+            # _combine(colors[src], ecol) summed per target, then _combine(colors, agg)
+            if every_node and self.src.size:
+                agg = np.add.reduceat(splitmix(colors[self.src] * _K + self.ecol), self.starts)
+            else:
+                agg = np.zeros(colors.size, dtype=np.uint64)
+                if self.src.size:
+                    agg[self.targets] = np.add.reduceat(
+                        splitmix(colors[self.src] * _K + self.ecol), self.starts)
             colors = _combine(colors, agg)
             if split is not None and colors[:split].sum() != colors[split:].sum():
                 break

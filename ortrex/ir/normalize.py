@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -13,6 +14,15 @@ if TYPE_CHECKING:
     from ortrex.ir.canonical import CanonicalModel
 
 INF = np.inf
+# Variable types by character code: integral (I, B, N), semi-continuous or semi-integer (S, N).
+_INTEGRAL = np.zeros(128, dtype=bool)
+_INTEGRAL[[ord("I"), ord("B"), ord("N")]] = True
+_SEMI = np.zeros(128, dtype=bool)
+_SEMI[[ord("S"), ord("N")]] = True
+_BINARY = ord("B")
+_NO_ROWS = np.zeros(0, dtype=np.int64)
+_NO_VALUES = np.zeros(0)
+_NO_ROWS.flags.writeable = _NO_VALUES.flags.writeable = False
 
 # Row kinds after normalisation.
 GE = 0  # a.x >= rlo (every one-sided inequality, <= rows negated); scaled to max|coef| = 1
@@ -52,6 +62,19 @@ class NormalizedModel:
         """Number of rows left after normalisation."""
         return int(self.kind.size)
 
+    @cached_property
+    def numbers(self) -> tuple[np.ndarray, dict[str, tuple[int, int]]]:
+        """Every number the model graph uses (and its negation where a row's sign may flip),
+        in one array, and where each role's numbers lie in it."""
+        parts = {"lb": self.lb, "ub": self.ub, "c": self.c, "rlo": self.rlo, "rhi": self.rhi,
+                 "-rlo": -self.rlo, "-rhi": -self.rhi, "a": self.A.data, "-a": -self.A.data,
+                 "qo": self.qobj[2], "qr": self.qrows[3], "-qr": -self.qrows[3]}
+        spans, start = {}, 0
+        for key, arr in parts.items():
+            spans[key] = (start, start + arr.size)
+            start += arr.size
+        return np.concatenate(list(parts.values())), spans
+
 
 def normalize(model: CanonicalModel, int_tol: float = 1e-9) -> NormalizedModel:
     """Bring ``model`` to the normal form used by fingerprints and the equivalence checker.
@@ -62,88 +85,105 @@ def normalize(model: CanonicalModel, int_tol: float = 1e-9) -> NormalizedModel:
     and free rows dropped (infeasible empty rows are reported); every other row oriented and
     scaled by a rule that depends only on the row itself, so it is invariant under permutations.
     """
-    flip = -1.0 if model.sense.value == "max" else 1.0
-    c = model.obj * flip + 0.0
+    # Written for small models: numpy's cost there is per call, so every step that most
+    # models do not need (quadratic rows, semi-continuous variables...) is skipped.
+    maximise = model.sense.value == "max"
+    flip = -1.0 if maximise else 1.0
+    c = (-model.obj if maximise else model.obj) + 0.0
     qi, qj, qv = model.qobj
-    qobj = (qi.copy(), qj.copy(), qv * flip + 0.0)
-    is_int = model.integral.copy()
-    semi = model.semi.copy()
+    qobj = (qi, qj, (-qv if maximise else qv) + 0.0)
+    codes = model.var_types.view(np.uint32)
+    is_int, semi = _INTEGRAL[codes], _SEMI[codes]
     lb, ub = model.lb.copy(), model.ub.copy()
-    binary = model.var_types == "B"
-    lb[binary] = np.maximum(lb[binary], 0.0)
-    ub[binary] = np.minimum(ub[binary], 1.0)
+    any_int, any_semi = bool(is_int.any()), bool(semi.any())
+    if any_int:
+        binary = codes == _BINARY
+        lb[binary] = np.maximum(lb[binary], 0.0)
+        ub[binary] = np.minimum(ub[binary], 1.0)
 
     A = model.A
+    indptr = A.indptr
     lo, hi = model.row_lower, model.row_upper
-    row_nnz = np.diff(A.indptr)
+    m = lo.size
+    row_nnz = indptr[1:] - indptr[:-1]
     rr, ri, rj, rv = model.qrows
-    has_q = np.zeros(model.num_rows, dtype=bool)
-    has_q[rr] = True
-    empty = (row_nnz == 0) & ~has_q
-    infeasible = np.flatnonzero(empty & ((lo > 0) | (hi < 0)))
-    single = (row_nnz == 1) & ~has_q
-    if semi.any() and A.nnz:
+    empty, single = row_nnz == 0, row_nnz == 1
+    if rr.size:
+        has_q = np.zeros(m, dtype=bool)
+        has_q[rr] = True
+        empty &= ~has_q
+        single &= ~has_q
+    infeasible = (empty & ((lo > 0) | (hi < 0))).nonzero()[0]
+    if any_semi and A.nnz:
         # A row on a semi-continuous variable is no bound: x >= 3 excludes the 0 that a semi
         # lower bound of 3 allows. It stays a row.
-        single &= ~semi[A.indices[np.minimum(A.indptr[:-1], A.nnz - 1)]]
-    s_idx = np.flatnonzero(single)
+        single &= ~semi[A.indices[np.minimum(indptr[:-1], A.nnz - 1)]]
+    s_idx = single.nonzero()[0]
     if s_idx.size:
-        p = A.indptr[s_idx]
+        p = indptr[s_idx]
         j, a = A.indices[p], A.data[p]
         l1, h1 = lo[s_idx] / a, hi[s_idx] / a
         neg = a < 0
         np.maximum.at(lb, j, np.where(neg, h1, l1))
         np.minimum.at(ub, j, np.where(neg, l1, h1))
-    if is_int.any():
+    if any_int:
         li, ui = lb[is_int], ub[is_int]
         with np.errstate(invalid="ignore"):
             lb[is_int] = np.ceil(li - int_tol * np.maximum(1.0, np.abs(li)))
             ub[is_int] = np.floor(ui + int_tol * np.maximum(1.0, np.abs(ui)))
-    # A semi variable whose range already holds 0 is an ordinary one (0 or [lb, ub] is
-    # [lb, ub]): "semi-continuous in [-1, 5]" and "continuous in [-1, 5]" are one model.
-    plain = semi & (lb <= 0) & (ub >= 0)
-    semi &= ~plain
+    if any_semi:
+        # A semi variable whose range already holds 0 is an ordinary one (0 or [lb, ub] is
+        # [lb, ub]): "semi-continuous in [-1, 5]" and "continuous in [-1, 5]" are one model.
+        semi &= ~((lb <= 0) & (ub >= 0))
     lb += 0.0
     ub += 0.0
 
-    free = (lo == -INF) & (hi == INF)
-    rows = np.flatnonzero(~(empty | single | free))
+    drop = empty | single | ((lo == -INF) & (hi == INF))  # empty, bounds, free rows
     # The canonical matrix keeps column indices sorted within rows, so the slice does too.
-    sub = RowMatrix(A.indptr, A.indices, A.data, model.num_vars)
-    if rows.size < model.num_rows:
+    sub = RowMatrix(indptr, A.indices, A.data, model.num_vars)
+    if drop.any():
+        rows = (~drop).nonzero()[0]
         sub = sub.take(rows)
-    k_nnz = sub.lengths()
-    s = np.zeros(rows.size)
-    nz = k_nnz > 0
-    if sub.nnz:
-        s[nz] = np.maximum.reduceat(np.abs(sub.data), sub.indptr[:-1][nz])
-    new_index = np.full(model.num_rows, -1, dtype=np.int64)
-    new_index[rows] = np.arange(rows.size)
-    keep_q = new_index[rr] >= 0
-    nr = new_index[rr[keep_q]]
-    if nr.size:
-        np.maximum.at(s, nr, np.abs(rv[keep_q]))
+        lo_k, hi_k = lo[rows], hi[rows]
+    else:
+        rows = np.arange(m)
+        lo_k, hi_k = lo, hi
+    R = rows.size
+    k_nnz = sub.indptr[1:] - sub.indptr[:-1]
+    if not rr.size:  # every kept row has two entries or more
+        s = np.maximum.reduceat(np.abs(sub.data), sub.indptr[:-1]) if R else np.zeros(0)
+        nr = keep_q = _NO_ROWS
+    else:
+        s = np.zeros(R)
+        nz = k_nnz > 0
+        if sub.nnz:
+            s[nz] = np.maximum.reduceat(np.abs(sub.data), sub.indptr[:-1][nz])
+        new_index = np.full(m, -1, dtype=np.int64)
+        new_index[rows] = np.arange(R)
+        keep_q = new_index[rr] >= 0
+        nr = new_index[rr[keep_q]]
+        if nr.size:
+            np.maximum.at(s, nr, np.abs(rv[keep_q]))
 
-    lo_k, hi_k = lo[rows], hi[rows]
     eq = lo_k == hi_k
-    kind = np.full(rows.size, GE, dtype=np.int8)
-    kind[eq & (lo_k != 0)] = EQ1
-    kind[eq & (lo_k == 0)] = EQ0
-    kind[~eq & np.isfinite(lo_k) & np.isfinite(hi_k)] = RANGE
+    nonzero_rhs = lo_k != 0
+    both = (lo_k > -INF) & (hi_k < INF)
+    kind = np.where(eq, np.where(nonzero_rhs, EQ1, EQ0),
+                    np.where(both, RANGE, GE)).astype(np.int8)
     # Divisor per row: dividing (not multiplying by a reciprocal) keeps one rounding per value.
-    d = s.copy()
-    d[kind == EQ1] = lo_k[kind == EQ1]
-    d[(kind == GE) & (lo_k == -INF)] *= -1.0
-    with np.errstate(invalid="ignore"):
-        a_lo, a_hi = lo_k / d, hi_k / d
+    # An equality with a right-hand side is divided by it (x / x is exactly 1: its bounds come
+    # out as 1); a "<=" row (lower end -inf) by minus its largest coefficient.
+    d = np.where(eq & nonzero_rhs, lo_k, np.where(lo_k == -INF, -s, s))
+    a_lo, a_hi = lo_k / d, hi_k / d
     pos = d > 0
     rlo = np.where(pos, a_lo, a_hi) + 0.0
     rhi = np.where(pos, a_hi, a_lo) + 0.0
-    rlo[kind == EQ1] = 1.0
-    rhi[kind == EQ1] = 1.0
     data = sub.data / np.repeat(d, k_nnz) + 0.0
     A_norm = RowMatrix(sub.indptr, sub.indices, data, model.num_vars)
-    qrows = (nr, ri[keep_q].copy(), rj[keep_q].copy(), rv[keep_q] / d[nr] + 0.0)
+    if rr.size:
+        qrows = (nr, ri[keep_q], rj[keep_q], rv[keep_q] / d[nr] + 0.0)
+    else:
+        qrows = (_NO_ROWS, _NO_ROWS, _NO_ROWS, _NO_VALUES)
     return NormalizedModel(
         is_int=is_int,
         semi=semi,

@@ -16,6 +16,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
 from typing import Any
 
@@ -24,7 +25,7 @@ import numpy as np
 from ortrex.ir.canonical import CanonicalModel
 from ortrex.ir.fingerprint import Refiner, Tokens, model_graph, row_groups
 from ortrex.ir.formats import from_gurobi, from_highs, read_model
-from ortrex.ir.normalize import EQ0, EQ1, GE, RANGE, NormalizedModel, normalize
+from ortrex.ir.normalize import EQ0, EQ1, GE, RANGE, NormalizedModel
 from ortrex.verifiers.isomorphism import (
     MAX_SEARCH_ROUNDS,
     Automorphisms,
@@ -121,13 +122,19 @@ class _Side:
     rows: np.ndarray  # representative normalised rows, in order
     rep: np.ndarray  # normalised row -> its representative
     orient: np.ndarray  # +1 / -1: normalised row = orient x its representative
-    graph: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]
-    gadget_rows: np.ndarray  # positions in ``rows`` of rows with a second (negated) node
+
+    @cached_property
+    def graph(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """The model graph (built only for pairs that no count or number tells apart)."""
+        return model_graph(self.nm, self.rows, self.tk, exact=True)
+
+    @cached_property
+    def gadget_rows(self) -> np.ndarray:
+        """Positions in ``rows`` of rows with a second (negated) node."""
+        return np.flatnonzero(open_sign(self.nm, self.rows))
 
 
-def _side(model: CanonicalModel, nm: NormalizedModel, fn: Callable[[np.ndarray], np.ndarray],
-          rel_tol: float) -> _Side:
-    tk = Tokens(nm, fn)
+def _side(model: CanonicalModel, nm: NormalizedModel, tk: Tokens, rel_tol: float) -> _Side:
     rows, rep = row_groups(nm, tk)
     orient = np.ones(nm.num_rows)
     merged = np.flatnonzero(rep != np.arange(nm.num_rows))
@@ -146,8 +153,7 @@ def _side(model: CanonicalModel, nm: NormalizedModel, fn: Callable[[np.ndarray],
             ok[np.flatnonzero(retry)[neg]] = True
         rep[merged[~ok]] = merged[~ok]
         rows = np.unique(rep)
-    return _Side(model, nm, tk, rows, rep, orient, model_graph(nm, rows, tk, exact=True),
-                 np.flatnonzero(open_sign(nm, rows)))
+    return _Side(model, nm, tk, rows, rep, orient)
 
 
 # ------------------------------------------------------------------ diagnosis
@@ -366,9 +372,9 @@ class _Prepared:
 
 
 def _prepare(ma: CanonicalModel, mb: CanonicalModel, rel_tol: float) -> _Prepared:
-    nma, nmb = normalize(ma), normalize(mb)
-    fn = joint_tokens(nma, nmb, rel_tol)
-    return _Prepared(_side(ma, nma, fn, rel_tol), _side(mb, nmb, fn, rel_tol), fn)
+    nma, nmb = ma.normal_form, mb.normal_form
+    ta, tb, fn = joint_tokens(nma, nmb, rel_tol)
+    return _Prepared(_side(ma, nma, ta, rel_tol), _side(mb, nmb, tb, rel_tol), fn)
 
 
 def check_certificate(a: ModelLike, b: ModelLike, certificate: Certificate, *,
@@ -401,7 +407,8 @@ def check_equivalence(a: ModelLike, b: ModelLike, *, rel_tol: float = 1e-6,
         timings["total"] = time.perf_counter() - t0
         return EquivalenceResult(verdict, reason, cert, timings, (ma, mb))
 
-    why = _quick_difference(sa, sb, p.fn, rel_tol)
+    # Counts and multisets of numbers first: most different pairs need no graph at all.
+    why = _quick_difference(sa, sb, p.fn, rel_tol) or _number_difference(sa, sb, p.fn, rel_tol)
     if why:
         return done(NOT_EQUIVALENT, why)
     ca, s1, d1, e1 = sa.graph
@@ -413,9 +420,8 @@ def check_equivalence(a: ModelLike, b: ModelLike, *, rel_tol: float = 1e-6,
     t3 = time.perf_counter()
     timings["colour"] = t3 - t2
     if not balanced(colors, n_a):
-        return done(NOT_EQUIVALENT, _number_difference(sa, sb, p.fn, rel_tol) or (
-            "no isomorphism: colour refinement separates the models (same sizes and numbers, "
-            "different structure)"))
+        return done(NOT_EQUIVALENT, "no isomorphism: colour refinement separates the models "
+                                    "(same sizes and numbers, different structure)")
     found: list[_Map] = []
     failures: list[str] = []
 

@@ -45,22 +45,26 @@ def one_to_one(m: np.ndarray, size: int) -> bool:
 
 
 def joint_tokens(nma: NormalizedModel, nmb: NormalizedModel, rel_tol: float
-                  ) -> Callable[[np.ndarray], np.ndarray]:
-    """A token function shared by both models: numbers within tolerance share a token.
+                 ) -> tuple[Tokens, Tokens, Callable[[np.ndarray], np.ndarray]]:
+    """Tokens of both models from one grouping: numbers within tolerance share a token; and
+    the token function itself, for other numbers.
 
     All numbers of both models are sorted together and cut only where two neighbours are not
     close, so two numbers within tolerance of each other always fall in the same group.
     """
-    pool = np.unique(np.concatenate([np.concatenate(list(Tokens.parts(nm).values()))
-                                     for nm in (nma, nmb)] + [np.zeros(1)]))
+    fa, fb = nma.numbers[0], nmb.numbers[0]
+    pool, where = np.unique(np.concatenate([fa, fb, np.zeros(1)]), return_inverse=True)
     cut = ~close(pool[:-1], pool[1:], rel_tol)
-    group = np.concatenate([[0], np.cumsum(cut)]).astype(np.uint64)
+    group = np.zeros(pool.size, dtype=np.uint64)
+    np.cumsum(cut, out=group[1:], dtype=np.uint64)
     keys = splitmix(group + np.uint64(0x5EED))
+    flat = keys[where]
 
     def tokens(x: np.ndarray) -> np.ndarray:
         return keys[np.searchsorted(pool, x)]
 
-    return tokens
+    return (Tokens(nma, flat=flat[:fa.size]), Tokens(nmb, flat=flat[fa.size:fa.size + fb.size]),
+            tokens)
 
 
 def rows_match(nx: NormalizedModel, rx: np.ndarray, ny: NormalizedModel, ry: np.ndarray,

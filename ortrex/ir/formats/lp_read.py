@@ -10,53 +10,28 @@ objective is its constant, as HiGHS reads it (Gurobi again reads a variable).
 from __future__ import annotations
 
 import math
-import re
 
 from ortrex.ir.canonical import CanonicalModel
 from ortrex.ir.formats.builder import ModelBuilder
 from ortrex.ir.formats.errors import ModelFileError, Notes, UnsupportedFeatureError
-
-INF = math.inf
-BIG = 1e30  # bounds and right-hand sides at or beyond this magnitude are infinite (as in Gurobi)
-
-_TOKEN = re.compile(
-    r"->|=[<>]|[<>]=?|=|[-+*/^:\[\]]"
-    r"|(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?"
-    # A name may hold bracketed parts (x[0,1], a[2][3]) but never an unmatched "]": in "y]"
-    # the bracket closes a quadratic term.
-    r"|[^\s<>=+\-*/^:\[\]\\](?:[^\s<>=+\-*/^:\\\[\]]|\[[^\s\]]*\])*"
+from ortrex.ir.formats.lp_fast import read_fast
+from ortrex.ir.formats.lp_syntax import (
+    DECLARED,
+    FLIPPED,
+    HEAD_WORDS,
+    HEADERS,
+    INF,
+    INF_WORDS,
+    INLINE,
+    NUMBER_START,
+    OPS,
+    SENSES,
+    TOKEN,
+    UNSUPPORTED,
+    bounds_from,
+    declare,
+    set_bound,
 )
-_SENSES = {"<=": "<=", "=<": "<=", "<": "<=", ">=": ">=", "=>": ">=", ">": ">=", "=": "="}
-_OPS = frozenset(("->", "+", "-", "*", "/", "^", ":", "[", "]", *_SENSES))
-_NUMBER_START = frozenset("0123456789.")
-_INF_WORDS = {"inf": INF, "infinity": INF, "+inf": INF, "+infinity": INF}
-
-_HEADERS = {
-    **dict.fromkeys(("minimize", "minimise", "minimum", "min"), "min"),
-    **dict.fromkeys(("maximize", "maximise", "maximum", "max"), "max"),
-    **dict.fromkeys(("subject to", "such that", "st", "s.t.", "st."), "rows"),
-    **dict.fromkeys(("bounds", "bound"), "bounds"),
-    **dict.fromkeys(("generals", "general", "gen", "integers", "integer"), "generals"),
-    **dict.fromkeys(("binaries", "binary", "bin"), "binaries"),
-    **dict.fromkeys(("semi-continuous", "semi-continuous variables", "semis", "semi"), "semi"),
-    "end": "end",
-}
-# Headers that may also start mid-line (a whole model on one line, as Gurobi reads it): the
-# long ones only, which no model names its variables.
-_INLINE = re.compile(r"\s(subject to|such that|bounds|generals|integers|binaries|"
-                     r"semi-continuous|semis)(?=\s|$)(?!\s*:)|\s(end)\s*$", re.I)
-_HEAD_WORDS = sorted(_HEADERS, key=len, reverse=True)
-_UNSUPPORTED = {
-    "sos": "SOS constraints",
-    "general constraints": "general constraints",
-    "general constraint": "general constraints",
-    "genconstrs": "general constraints",
-    "lazy constraints": "lazy constraints",
-    "user cuts": "user cuts",
-    "pwlobj": "piecewise-linear objectives",
-    "minimize multi-objectives": "multiple objectives",
-    "maximize multi-objectives": "multiple objectives",
-}
 
 
 class _Section:
@@ -73,7 +48,7 @@ def _split_sections(text: str, path: str) -> tuple[list[_Section], str]:
     """Sections with their tokens, and the model name of a leading ``\\ Model <name>`` comment."""
     sections: list[_Section] = []
     current: _Section | None = None
-    findall = _TOKEN.findall
+    findall = TOKEN.findall
     name = ""
     for lineno, raw in enumerate(text.splitlines(), start=1):
         cut = raw.find("\\")
@@ -98,8 +73,8 @@ def _split_sections(text: str, path: str) -> tuple[list[_Section], str]:
                 line = " " + rest  # the section's first line, on its header's line
             elif not line[0].isspace():
                 key = " ".join(line.split()).lower()
-                if key in _UNSUPPORTED:
-                    raise UnsupportedFeatureError(path, f"{_UNSUPPORTED[key]} are not "
+                if key in UNSUPPORTED:
+                    raise UnsupportedFeatureError(path, f"{UNSUPPORTED[key]} are not "
                                                   "supported", lineno)
             if current is None:
                 raise ModelFileError(
@@ -120,9 +95,9 @@ def _check(sections: list[_Section], path: str) -> list[_Section]:
 def _header(line: str) -> tuple[str, str] | None:
     """(section kind, the rest of the line) if ``line`` starts with a section header."""
     low = " ".join(line.split()).lower()
-    for key in _HEAD_WORDS:
+    for key in HEAD_WORDS:
         if low == key:
-            return _HEADERS[key], ""
+            return HEADERS[key], ""
         if low.startswith(key + " ") and not low[len(key) + 1:].lstrip().startswith(":"):
             # "Minimize -24 a + 5 b": the objective starts on the header's line. The rest is
             # cut from the line itself, so its spacing (and names) stay as written.
@@ -131,7 +106,7 @@ def _header(line: str) -> tuple[str, str] | None:
             for _ in range(words):
                 rest = rest.lstrip()
                 rest = rest[len(rest.split(None, 1)[0]):]
-            return _HEADERS[key], rest
+            return HEADERS[key], rest
     return None
 
 
@@ -139,7 +114,7 @@ def _pieces(line: str) -> list[str | None]:
     """A line cut where another section starts on it (None for a final ``End``)."""
     out: list[str | None] = []
     start = 0
-    for m in _INLINE.finditer(line):
+    for m in INLINE.finditer(line):
         out.append(line[start:m.start()])
         if m.group(2):  # End
             out.append(None)
@@ -182,9 +157,9 @@ class _Parser:
                 sign = -sign
             pos += 1
             t = self.tok(pos, what)
-        if t[0] in _NUMBER_START:
+        if t[0] in NUMBER_START:
             v = float(t)
-        elif t.lower() in _INF_WORDS:
+        elif t.lower() in INF_WORDS:
             v = INF
         elif t.lower() == "nan":
             raise self.error(pos, f"NaN where {what} was expected")
@@ -193,7 +168,7 @@ class _Parser:
         return sign * v, pos + 1
 
     def is_name(self, t: str) -> bool:
-        return t not in _OPS and t[0] not in _NUMBER_START
+        return t not in OPS and t[0] not in NUMBER_START
 
     def expression(self, pos: int, mode: str, row: int | None) -> tuple[int, float]:
         """Parse terms; returns (position after the expression, constant part).
@@ -211,7 +186,7 @@ class _Parser:
             a_rows, a_cols, a_vals = b.a_rows, b.a_cols, b.a_vals
         while pos < n:
             t = toks[pos]
-            if t in _SENSES:
+            if t in SENSES:
                 if mode != "objective":
                     return pos, constant
                 raise self.error(pos, f"unexpected {t!r} in the objective")
@@ -237,7 +212,7 @@ class _Parser:
             if t == "[":
                 pos = self.quadratic(pos + 1, sign, row)
                 continue
-            if t[0] in _NUMBER_START:
+            if t[0] in NUMBER_START:
                 coef = sign * float(t)
                 pos += 1
                 nxt = toks[pos] if pos < n else ""
@@ -251,7 +226,7 @@ class _Parser:
             elif t == "->":
                 raise self.error(pos, "indicator constraints (->) are not supported",
                                  UnsupportedFeatureError)
-            elif t in _OPS:
+            elif t in OPS:
                 raise self.error(pos, f"expected a term, got {t!r}")
             else:
                 low = t.lower()
@@ -295,7 +270,7 @@ class _Parser:
                 raise self.error(pos, f"expected '+' or '-' before {t!r} in a quadratic bracket")
             first = False
             coef = sign
-            if t[0] in _NUMBER_START:
+            if t[0] in NUMBER_START:
                 coef = sign * float(t)
                 pos += 1
                 t = self.tok(pos, "a variable name")
@@ -354,14 +329,14 @@ class _Parser:
                 pos += 2
             lower: tuple[float, str] | None = None
             t = self.tok(pos, "a constraint")
-            if t[0] in _NUMBER_START or t in ("+", "-") or t.lower() in _INF_WORDS:
+            if t[0] in NUMBER_START or t in ("+", "-") or t.lower() in INF_WORDS:
                 # The bound written first: "lo <= expr" or "lo <= expr <= hi".
                 try:
                     value, probe = self.number(pos, "a number")
                 except ModelFileError:
                     probe = pos
-                if probe > pos and probe < n and toks[probe] in _SENSES:
-                    lower = (value, _SENSES[toks[probe]])
+                if probe > pos and probe < n and toks[probe] in SENSES:
+                    lower = (value, SENSES[toks[probe]])
                     pos = probe + 1
             r = b.add_row(name, -INF, INF)
             at = self.lines[min(pos, len(self.lines) - 1)]
@@ -376,15 +351,15 @@ class _Parser:
                                f"{constant:+g}")
                 constant = 0.0
             if lower is None:
-                sense = _SENSES[toks[pos]]
+                sense = SENSES[toks[pos]]
                 value, pos = self.number(pos + 1, "a right-hand side")
-                lo, hi = _bounds_from(sense, value - constant, flipped=False)
+                lo, hi = bounds_from(sense, value - constant, flipped=False)
             else:
-                lo, hi = _bounds_from(lower[1], lower[0] - constant, flipped=True)
-                if pos < n and toks[pos] in _SENSES:
-                    sense = _SENSES[toks[pos]]
+                lo, hi = bounds_from(lower[1], lower[0] - constant, flipped=True)
+                if pos < n and toks[pos] in SENSES:
+                    sense = SENSES[toks[pos]]
                     value, pos = self.number(pos + 1, "a right-hand side")
-                    lo2, hi2 = _bounds_from(sense, value - constant, flipped=False)
+                    lo2, hi2 = bounds_from(sense, value - constant, flipped=False)
                     lo, hi = max(lo, lo2), min(hi, hi2)
             b.row_lo[r], b.row_hi[r] = lo, hi
 
@@ -394,44 +369,37 @@ class _Parser:
         pos = 0
         while pos < n:
             t = toks[pos]
-            if self.is_name(t) and t.lower() not in _INF_WORDS:
+            if self.is_name(t) and t.lower() not in INF_WORDS:
                 k = b.var(t)
                 if pos + 1 < n and toks[pos + 1].lower() == "free":
                     b.lb[k], b.ub[k] = -INF, INF
                     pos += 2
                     continue
                 op = self.tok(pos + 1, "a comparison or 'free'")
-                if op not in _SENSES:
+                if op not in SENSES:
                     raise self.error(pos + 1, f"expected a comparison or 'free' after {t!r}")
                 value, pos = self.number(pos + 2, "a bound")
-                self._set_bound(k, _SENSES[op], value, pos - 1)
+                self._set_bound(k, SENSES[op], value, pos - 1)
                 continue
             value, pos = self.number(pos, "a bound or a variable name")
             op = self.tok(pos, "a comparison")
-            if op not in _SENSES:
+            if op not in SENSES:
                 raise self.error(pos, f"expected a comparison, got {op!r}")
             name = self.tok(pos + 1, "a variable name")
             if not self.is_name(name):
                 raise self.error(pos + 1, f"expected a variable name, got {name!r}")
             k = b.var(name)
-            flipped = {"<=": ">=", ">=": "<=", "=": "="}[_SENSES[op]]
+            flipped = FLIPPED[SENSES[op]]
             self._set_bound(k, flipped, value, pos)
             pos += 2
-            if pos < n and toks[pos] in _SENSES:
-                op2 = _SENSES[toks[pos]]
+            if pos < n and toks[pos] in SENSES:
+                op2 = SENSES[toks[pos]]
                 value, pos = self.number(pos + 1, "a bound")
                 self._set_bound(k, op2, value, pos - 1)
 
     def _set_bound(self, k: int, sense: str, value: float, pos: int) -> None:
-        b = self.b
-        if sense == "<=":
-            b.ub[k] = INF if value >= BIG else value
-        elif sense == ">=":
-            b.lb[k] = -INF if value <= -BIG else value
-        else:
-            if abs(value) >= BIG:
-                raise self.error(pos, f"cannot fix {b.names[k]!r} at an infinite value")
-            b.lb[k] = b.ub[k] = value
+        if not set_bound(self.b, k, sense, value):
+            raise self.error(pos, f"cannot fix {self.b.names[k]!r} at an infinite value")
 
     def declarations(self, sec: _Section, vtype: str) -> None:
         self.toks, self.lines = sec.toks, sec.lines
@@ -439,35 +407,21 @@ class _Parser:
         for pos, t in enumerate(self.toks):
             if not self.is_name(t):
                 raise self.error(pos, f"expected a variable name, got {t!r}")
-            k = b.var(t)
-            before = b.types[k]
-            # Generals and Semi-continuous together make a semi-integer variable.
-            if vtype == "S":
-                vtype_k = "N" if before in ("I", "N") else "S"
-            elif vtype == "I" and before in ("S", "N"):
-                vtype_k = "N"
-            else:
-                vtype_k = vtype
-            b.types[k] = vtype_k
-            if vtype == "B":
-                # As Gurobi does: a binary's bounds are clipped to [0, 1].
-                b.lb[k] = max(b.lb[k], 0.0)
-                b.ub[k] = min(b.ub[k], 1.0)
-
-
-def _bounds_from(sense: str, value: float, flipped: bool) -> tuple[float, float]:
-    """Row bounds for ``expr <sense> value`` (or ``value <sense> expr`` when flipped)."""
-    if flipped:
-        sense = {"<=": ">=", ">=": "<=", "=": "="}[sense]
-    if sense == "<=":
-        return -INF, INF if value >= BIG else value
-    if sense == ">=":
-        return -INF if value <= -BIG else value, INF
-    return value, value
+            declare(b, b.var(t), vtype)
 
 
 def parse_lp(text: str, path: str = "<string>") -> CanonicalModel:
-    """Parse LP text; errors raise :class:`ModelFileError` with the line."""
+    """Parse LP text; errors raise :class:`ModelFileError` with the line.
+
+    Files in the common dialect go through the fast path; it hands every other file (and
+    every file with an error or a warning to report) to :func:`parse_lp_full`.
+    """
+    model = read_fast(text, path)
+    return parse_lp_full(text, path) if model is None else model
+
+
+def parse_lp_full(text: str, path: str = "<string>") -> CanonicalModel:
+    """The full LP reader: every dialect corner, errors and warnings naming the line."""
     sections, name = _split_sections(text, path)
     p = _Parser(path)
     p.b.name = name
@@ -483,7 +437,7 @@ def parse_lp(text: str, path: str = "<string>") -> CanonicalModel:
         elif sec.kind == "bounds":
             p.bounds(sec)
         else:
-            p.declarations(sec, {"generals": "I", "binaries": "B", "semi": "S"}[sec.kind])
+            p.declarations(sec, DECLARED[sec.kind])
         seen.add(sec.kind)
     for k, t in enumerate(p.b.types):
         if t in ("S", "N") and not p.b.ub[k] < INF:
