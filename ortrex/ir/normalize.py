@@ -22,7 +22,8 @@ _SEMI[[ord("S"), ord("N")]] = True
 _BINARY = ord("B")
 _NO_ROWS = np.zeros(0, dtype=np.int64)
 _NO_VALUES = np.zeros(0)
-_NO_ROWS.flags.writeable = _NO_VALUES.flags.writeable = False
+_ZERO = np.zeros(1)
+_NO_ROWS.flags.writeable = _NO_VALUES.flags.writeable = _ZERO.flags.writeable = False
 
 # Row kinds after normalisation.
 GE = 0  # a.x >= rlo (every one-sided inequality, <= rows negated); scaled to max|coef| = 1
@@ -74,6 +75,11 @@ class NormalizedModel:
             spans[key] = (start, start + arr.size)
             start += arr.size
         return np.concatenate(list(parts.values())), spans
+
+    @cached_property
+    def values(self) -> np.ndarray:
+        """The distinct numbers of :attr:`numbers` and zero, sorted."""
+        return np.unique(np.concatenate([self.numbers[0], _ZERO]))
 
 
 def normalize(model: CanonicalModel, int_tol: float = 1e-9) -> NormalizedModel:

@@ -23,7 +23,7 @@ from typing import Any
 import numpy as np
 
 from ortrex.ir.canonical import CanonicalModel
-from ortrex.ir.fingerprint import Refiner, Tokens, model_graph, row_groups
+from ortrex.ir.fingerprint import Refiner, Tokens, model_graph, row_groups, splitmix
 from ortrex.ir.formats import from_gurobi, from_highs, read_model
 from ortrex.ir.normalize import EQ0, EQ1, GE, RANGE, NormalizedModel
 from ortrex.verifiers.isomorphism import (
@@ -133,6 +133,61 @@ class _Side:
         """Positions in ``rows`` of rows with a second (negated) node."""
         return np.flatnonzero(open_sign(self.nm, self.rows))
 
+    @cached_property
+    def counts(self) -> list[tuple[str, int]]:
+        """Sizes that equivalent models share (see :func:`_counts`)."""
+        return _counts(self)
+
+    @cached_property
+    def multisets(self) -> dict[str, np.ndarray]:
+        """Sorted tokens of the numbers that equivalent models share as multisets."""
+        ge = self.rows[self.nm.kind[self.rows] == GE]
+        return {"c": np.sort(self.tk["c"]), "qo": np.sort(self.tk["qo"]),
+                "lb": np.sort(self.tk["lb"]), "ub": np.sort(self.tk["ub"]),
+                "rhs": np.sort(self.tk["rlo"][ge]), "coef": np.sort(_coefficient_tokens(self)[0])}
+
+    @cached_property
+    def refiner(self) -> Refiner:
+        """Colour refinement on this side's graph alone."""
+        _, src, dst, ecol = self.graph
+        return Refiner(src, dst, ecol)
+
+    @cached_property
+    def stable(self) -> np.ndarray:
+        """The stable colouring of this side's graph alone, and its sorted copy."""
+        colors = self.refiner(self.graph[0], MAX_SEARCH_ROUNDS)
+        return colors
+
+
+def _exact_tokens(x: np.ndarray) -> np.ndarray:
+    """A token per distinct number (-0.0 and 0.0 are one)."""
+    return splitmix((np.asarray(x, dtype=np.float64) + 0.0).view(np.uint64))
+
+
+def _own_side(model: CanonicalModel, rel_tol: float) -> _Side:
+    """The side of ``model`` with exact tokens, computed once per model: a model compared
+    with many others is normalised, tokenised, grouped, turned into a graph and coloured once
+    (memoised on the model object, whose arrays are read-only)."""
+    cache = model.__dict__.setdefault("_equivalence_sides", {})
+    side = cache.get(rel_tol)
+    if side is None:
+        nm = model.normal_form
+        side = cache[rel_tol] = _side(model, nm, Tokens(nm, _exact_tokens), rel_tol)
+    return side
+
+
+def _own_sides(ma: CanonicalModel, mb: CanonicalModel, rel_tol: float
+               ) -> tuple[_Side, _Side] | None:
+    """Both models' own sides, when their exact tokens are the tolerance-aware ones: no two
+    different numbers of the two models lie within the tolerance (then equal within tolerance
+    means equal, and each model can be tokenised, and coloured, on its own). None otherwise."""
+    pool = np.concatenate([ma.normal_form.values, mb.normal_form.values])
+    pool.sort()
+    x, y = pool[:-1], pool[1:]
+    if ((x != y) & close(x, y, rel_tol)).any():
+        return None
+    return _own_side(ma, rel_tol), _own_side(mb, rel_tol)
+
 
 def _side(model: CanonicalModel, nm: NormalizedModel, tk: Tokens, rel_tol: float) -> _Side:
     rows, rep = row_groups(nm, tk)
@@ -208,7 +263,7 @@ def _quick_difference(a: _Side, b: _Side, fn: Callable[[np.ndarray], np.ndarray]
                       rel_tol: float) -> str:
     """A count or the objective constant that differs, in words ('' if none): cheap checks
     run before colouring (the constant is not part of the graph)."""
-    for (what, x), (_, y) in zip(_counts(a), _counts(b), strict=True):
+    for (what, x), (_, y) in zip(a.counts, b.counts, strict=True):
         if x != y:
             return f"after normalisation: {x} {what} vs {y}"
     if not close1(a.nm.constant, b.nm.constant, rel_tol):
@@ -218,10 +273,15 @@ def _quick_difference(a: _Side, b: _Side, fn: Callable[[np.ndarray], np.ndarray]
 
 def _number_difference(a: _Side, b: _Side, fn: Callable[[np.ndarray], np.ndarray],
                        rel_tol: float) -> str:
-    """The first multiset of numbers that differs, in words ('' if none). Only needed for the
-    reason once refinement has told the models apart, so equivalent pairs never pay for it."""
+    """The first multiset of numbers that differs, in words ('' if none). Equivalent models
+    have the same multisets (numbers within tolerance share a token), so this is a proof."""
     na, nb = a.nm, b.nm
-    c_same = _same_multiset(a.tk["c"], b.tk["c"]) and _same_multiset(a.tk["qo"], b.tk["qo"])
+    sa, sb = a.multisets, b.multisets
+
+    def same(key: str) -> bool:
+        return np.array_equal(sa[key], sb[key])
+
+    c_same = same("c") and same("qo")
     const_same = close1(na.constant, nb.constant, rel_tol)
     if not (c_same and const_same):
         neg = (_same_multiset(a.tk["c"], fn(-nb.c)) and _same_multiset(a.tk["qo"], fn(-nb.qobj[2]))
@@ -231,21 +291,20 @@ def _number_difference(a: _Side, b: _Side, fn: Callable[[np.ndarray], np.ndarray
         if not const_same:
             return f"objective constants differ: {na.constant:.10g} vs {nb.constant:.10g} " \
                    "(in min form)"
-        if not _same_multiset(a.tk["c"], b.tk["c"]):
+        if not same("c"):
             return _differs("objective coefficients (in min form)", na.c, a.tk["c"], b.tk["c"])
         return _differs("quadratic objective coefficients", na.qobj[2], a.tk["qo"], b.tk["qo"])
     for what, key in (("variable lower bounds", "lb"), ("variable upper bounds", "ub")):
-        if not _same_multiset(a.tk[key], b.tk[key]):
+        if not same(key):
             return _differs(what, getattr(na, key), a.tk[key], b.tk[key])
-    ga, gb = (s.nm.kind[s.rows] == GE for s in (a, b))
-    if not _same_multiset(a.tk["rlo"][a.rows[ga]], b.tk["rlo"][b.rows[gb]]):
+    if not same("rhs"):
+        ga, gb = (s.nm.kind[s.rows] == GE for s in (a, b))
         return _differs("right-hand sides of inequalities (normalised)", na.rlo[a.rows[ga]],
                         a.tk["rlo"][a.rows[ga]], b.tk["rlo"][b.rows[gb]])
     # Coefficients: as signed values where the row's sign is fixed, up to sign where it is open.
-    ta, va = _coefficient_tokens(a)
-    tb, _ = _coefficient_tokens(b)
-    if not _same_multiset(ta, tb):
-        return _differs("constraint coefficients (normalised)", va, ta, tb)
+    if not same("coef"):
+        ta, va = _coefficient_tokens(a)
+        return _differs("constraint coefficients (normalised)", va, ta, _coefficient_tokens(b)[0])
     return ""
 
 
@@ -398,8 +457,12 @@ def check_equivalence(a: ModelLike, b: ModelLike, *, rel_tol: float = 1e-6,
     deadline = None if time_limit is None else t0 + time_limit
     ma, mb = as_model(a), as_model(b)
     t1 = time.perf_counter()
-    p = _prepare(ma, mb, rel_tol)
-    sa, sb = p.a, p.b
+    own = _own_sides(ma, mb, rel_tol)
+    if own is None:  # numbers within tolerance but not equal: one grouping for both models
+        p = _prepare(ma, mb, rel_tol)
+        sa, sb, fn = p.a, p.b, p.fn
+    else:
+        (sa, sb), fn = own, _exact_tokens
     t2 = time.perf_counter()
     timings = {"load": t1 - t0, "normalise": t2 - t1}
 
@@ -408,15 +471,21 @@ def check_equivalence(a: ModelLike, b: ModelLike, *, rel_tol: float = 1e-6,
         return EquivalenceResult(verdict, reason, cert, timings, (ma, mb))
 
     # Counts and multisets of numbers first: most different pairs need no graph at all.
-    why = _quick_difference(sa, sb, p.fn, rel_tol) or _number_difference(sa, sb, p.fn, rel_tol)
+    why = _quick_difference(sa, sb, fn, rel_tol) or _number_difference(sa, sb, fn, rel_tol)
     if why:
         return done(NOT_EQUIVALENT, why)
-    ca, s1, d1, e1 = sa.graph
-    cb, s2, d2, e2 = sb.graph
-    n_a = ca.size
-    refine = Refiner(np.concatenate([s1, s2 + n_a]), np.concatenate([d1, d2 + n_a]),
-                     np.concatenate([e1, e2]))
-    colors = refine(np.concatenate([ca, cb]), MAX_SEARCH_ROUNDS, split=n_a)
+    n_a = sa.graph[0].size
+    if own is not None:
+        # Each side coloured on its own (once per model): refining the disjoint union gives
+        # the same colours, round for round, so the union starts stable.
+        refine = Refiner.union(sa.refiner, sb.refiner, n_a)
+        colors = np.concatenate([sa.stable, sb.stable])
+    else:
+        ca, s1, d1, e1 = sa.graph
+        cb, s2, d2, e2 = sb.graph
+        refine = Refiner(np.concatenate([s1, s2 + n_a]), np.concatenate([d1, d2 + n_a]),
+                         np.concatenate([e1, e2]))
+        colors = refine(np.concatenate([ca, cb]), MAX_SEARCH_ROUNDS, split=n_a)
     t3 = time.perf_counter()
     timings["colour"] = t3 - t2
     if not balanced(colors, n_a):

@@ -9,6 +9,7 @@ import numpy as np
 from ortrex.ir.canonical import CanonicalModel, canonical_csr
 
 INF = math.inf
+_NO_Q, _NO_QR = np.zeros((0, 3)), np.zeros((0, 4))
 
 
 def _next_free(name: str, taken: set[str]) -> str:
@@ -146,8 +147,8 @@ class ModelBuilder:
         A = canonical_csr(np.asarray(self.a_rows, dtype=np.int64),
                           np.asarray(self.a_cols, dtype=np.int64),
                           np.asarray(self.a_vals, dtype=np.float64), (m, n))
-        q = np.asarray(self.qobj, dtype=np.float64).reshape(-1, 3)
-        qr = np.asarray(self.qrows, dtype=np.float64).reshape(-1, 4)
+        q = np.asarray(self.qobj, dtype=np.float64).reshape(-1, 3) if self.qobj else _NO_Q
+        qr = np.asarray(self.qrows, dtype=np.float64).reshape(-1, 4) if self.qrows else _NO_QR
         model = CanonicalModel(
             var_names=self.names,
             var_types=self.types,

@@ -12,15 +12,11 @@ the file, so every error and every warning (constants, dialect corners) is the f
 from __future__ import annotations
 
 import re
-from itertools import chain
-from operator import itemgetter
-
-import numpy as np
+from itertools import chain, repeat
 
 from ortrex.ir.canonical import CanonicalModel
 from ortrex.ir.formats.builder import ModelBuilder
 from ortrex.ir.formats.lp_syntax import (
-    BIG,
     DECLARED,
     FLIPPED,
     HEADERS,
@@ -41,44 +37,19 @@ _NOT_NAMES = frozenset(("inf", "infinity", "nan", "free", "subject", "such", "bo
                         "integers", "binaries", "semi-continuous", "semis", "end"))
 _INF = frozenset(("inf", "infinity"))
 
-# Token classes by first character, for the vectorised path: N number, V name, R comparison,
-# the sign and bracket characters themselves; L (a label "name:") and M (a sign joined to a
-# number or an infinity word) are set from the whole token.
-_CLASS = np.full(128, ord("V"), dtype=np.uint8)
-for _c in "0123456789.":
-    _CLASS[ord(_c)] = ord("N")
-for _c in "+-[]/*^:":
-    _CLASS[ord(_c)] = ord(_c)
-for _c in "<>=":
-    _CLASS[ord(_c)] = ord("R")
-_TERMS = r"(?:[-+]?N?V(?:[-+]N?V)*)?"
-_OBJECTIVE = re.compile(f"L?{_TERMS}")
-_ROWS = re.compile(f"(?:L?{_TERMS}R(?:[-+]?[NV]|M))*")
-_PLUS, _MINUS, _N, _V, _R, _L, _M, _COLON, _UNDERSCORE = (ord(c) for c in "+-NVRLM:_")
-_SPACE = np.zeros(256, dtype=np.int8)  # what str.split() splits at, in ASCII text
-_SPACE[[9, 10, 11, 12, 13, 28, 29, 30, 31, 32]] = 1
+
+class _Fallback(Exception):
+    """The file needs the full reader."""
 
 
-_SENSE_CODE = {t: ("<=", ">=", "=").index(sense) for t, sense in SENSES.items()}
 _NAMES = re.compile(f"(?:(?![\\d.]){NAME_RE}\n)*")
 
 
 def _check_names(names: list[str]) -> None:
     """Each one name token that the full reader reads as a name (one regex pass for all)."""
-    if _NAMES.fullmatch("\n".join(names) + "\n") is None \
-            or not _NOT_NAMES.isdisjoint(map(str.lower, names)):
+    if names and (_NAMES.fullmatch("\n".join(names) + "\n") is None
+                  or not _NOT_NAMES.isdisjoint(map(str.lower, names))):
         raise _Fallback
-
-
-def _pick(toks: list[str], at: np.ndarray) -> list[str]:
-    """``toks`` at the positions ``at``."""
-    if at.size > 1:
-        return list(itemgetter(*at.tolist())(toks))
-    return [toks[int(i)] for i in at]
-
-
-class _Fallback(Exception):
-    """The file needs the full reader."""
 
 
 def _number(t: str) -> float:
@@ -109,6 +80,7 @@ class _Reader:
     def __init__(self) -> None:
         self.b = ModelBuilder()
         self.index = self.b.index
+        self.labels: list[str] = []  # checked at the end, with the variables' names
 
     def var(self, t: str) -> int:
         """The index of a new name (checked to be one name token the full reader reads so)."""
@@ -116,169 +88,129 @@ class _Reader:
             raise _Fallback
         return self.b.var(t)
 
-    def label(self, t: str) -> str:
-        name = t[:-1]
-        if _NAME.fullmatch(name) is None or name.lower() in _NOT_NAMES:
-            raise _Fallback
-        return name
-
-    def linear(self, text: str, toks: list[str], objective: bool) -> bool:
-        """An objective or Subject To section without quadratic brackets, read in bulk: token
-        classes from their characters, the section's grammar checked by one regular expression
-        over the classes, terms gathered with numpy. False: brackets, for :meth:`expression`."""
-        if not toks:
-            return True
-        chars = np.frombuffer(text.encode("ascii"), dtype=np.uint8)
-        edge = np.diff(_SPACE[chars], prepend=1, append=1)  # -1 where a token starts, 1 after
-        starts, ends = np.flatnonzero(edge == -1), np.flatnonzero(edge == 1)
-        n = len(toks)
-        cls = _CLASS[chars[starts]]
-        long = ends - starts > 1
-        cls[long & ((cls == _PLUS) | (cls == _MINUS))] = _M
-        cls[long & (chars[ends - 1] == _COLON)] = _L
-        shape = cls.tobytes().decode("ascii")
-        if "[" in shape or "]" in shape or "^" in shape or "*" in shape or "/" in shape:
-            return False
-        if (_OBJECTIVE if objective else _ROWS).fullmatch(shape) is None:
-            raise _Fallback
-        b, index = self.b, self.index
-        is_term = cls == _V
-        rhs_at = np.zeros(n + 2, dtype=bool)  # shifted by two, as ``pad`` below
-        if not objective:
-            rp = np.flatnonzero(cls == _R)
-            signed = (cls[rp + 1] == _PLUS) | (cls[rp + 1] == _MINUS)
-            value_at = rp + 1 + signed
-            is_term[value_at] = False  # an infinity word on the right-hand side
-            rhs_at[value_at + 2] = True
-        tp = np.flatnonzero(is_term)
-        pad = np.concatenate([np.zeros(2, dtype=np.uint8), cls])
-        coef = (pad[tp + 1] == _N) & ~rhs_at[tp + 1]  # a number right before the name
-        negative = np.where(coef, pad[tp], pad[tp + 1]) == _MINUS
-        vals = np.ones(tp.size)
-        cpos = tp[coef] - 1
-        if cpos.size:
-            underscores = np.concatenate([[0], np.cumsum(chars == _UNDERSCORE)])
-            if (underscores[ends[cpos]] != underscores[starts[cpos]]).any():
-                raise _Fallback  # float() takes "1_0", the tokeniser cuts it in two
-            try:
-                vals[coef] = list(map(float, _pick(toks, cpos)))
-            except ValueError:
-                raise _Fallback from None
-        vals = np.where(negative, -vals, vals)  # sign * value, sign being -1.0 or 1.0
-        names = _pick(toks, tp)
-        new = [name for name in dict.fromkeys(names) if name not in index]
-        if new:
-            _check_names(new)
-            b.add_vars(new)
-        cols = list(map(index.__getitem__, names))
-        if objective:
-            if toks[0][-1] == ":":
-                _check_names([toks[0][:-1]])
-            obj = b.obj
-            for k, v in zip(cols, vals.tolist(), strict=True):
-                obj[k] = obj.get(k, 0.0) + v
-            return True
-        labels: list[str | None] = [None] * rp.size
-        lp = np.flatnonzero(cls == _L)
-        if lp.size:
-            named = [t[:-1] for t in _pick(toks, lp)]
-            _check_names(named)
-            for r, name in zip(np.searchsorted(rp, lp).tolist(), named, strict=True):
-                labels[r] = name
-        senses = _pick(toks, rp)
-        if not _SENSE_CODE.keys() >= set(senses):
-            raise _Fallback
-        # The right-hand sides, each a number or an infinity word with at most one sign: as
-        # the full reader's sign times value, float() of the joined text.
-        rhs = _pick(toks, value_at)
-        for k in np.flatnonzero(signed).tolist():
-            rhs[k] = toks[value_at[k] - 1] + rhs[k]
-        joined = "\n".join(rhs).lower()
-        if "_" in joined or "nan" in joined or "+-" in joined or "-+" in joined \
-                or "--" in joined or "++" in joined:
-            raise _Fallback
-        try:
-            v = np.array(list(map(float, rhs)), dtype=np.float64)
-        except ValueError:
-            raise _Fallback from None
-        code = np.array(list(map(_SENSE_CODE.__getitem__, senses)), dtype=np.int8)
-        le, ge = code == 0, code == 1
-        # bounds_from, element-wise
-        lo = np.where(le, -INF, np.where(ge & (v <= -BIG), -INF, v))
-        hi = np.where(ge, INF, np.where(le & (v >= BIG), INF, v))
-        base = len(b.row_names)
-        b.add_rows(labels, lo.tolist(), hi.tolist())
-        b.a_rows.extend((np.searchsorted(rp, tp) + base).tolist())
-        b.a_cols.extend(cols)
-        b.a_vals.extend(vals.tolist())
-        return True
-
-    def expression(self, toks: list[str], objective: bool) -> None:
-        """An objective, or a Subject To section: rows of terms, each ended by a comparison."""
-        b, index = self.b, self.index
-        a_rows, a_cols, a_vals, obj = b.a_rows, b.a_cols, b.a_vals, b.obj
+    def objective(self, toks: list[str]) -> None:
+        """The objective's terms (a label first, maybe)."""
+        obj, get, var = self.b.obj, self.index.get, self.b.var
         n, i = len(toks), 0
-        if objective and n and toks[0][-1] == ":":
-            self.label(toks[0])
+        if n and toks[0][-1] == ":":
+            self.labels.append(toks[0][:-1])
             i = 1
+        first = True
         while i < n:
-            row = -1
-            if not objective:
-                label = self.label(toks[i]) if toks[i][-1] == ":" else None
-                i += label is not None
-                row = b.add_row(label, -INF, INF)
-            first = True
-            while i < n:
-                t = toks[i]
-                if t in SENSES:
-                    break
-                if t == "-" or t == "+":
-                    sign = -1.0 if t == "-" else 1.0
-                    i += 1
-                    if i == n:
-                        raise _Fallback
-                    t = toks[i]
-                elif first:
-                    sign = 1.0
-                else:
-                    raise _Fallback
-                first = False
-                if t[0] in _DIGITS:
-                    coef = sign * _number(t)
-                    i += 1
-                    if i == n:
-                        raise _Fallback
-                    t = toks[i]
-                elif t == "[":
-                    i = self.quadratic(toks, i + 1, sign, None if objective else row)
-                    continue
-                else:
-                    coef = sign
-                k = index.get(t)
-                if k is None:
-                    k = self.var(t)
-                if objective:
-                    obj[k] = obj.get(k, 0.0) + coef
-                else:
-                    a_rows.append(row)
-                    a_cols.append(k)
-                    a_vals.append(coef)
+            t = toks[i]
+            if t == "-" or t == "+":
+                neg = t == "-"
                 i += 1
-            if objective:
-                if i < n:
-                    raise _Fallback  # a comparison in the objective
-                return
-            if i + 1 >= n:
+                t = toks[i]
+            elif first:
+                neg = False
+            else:
                 raise _Fallback
-            sense, t = SENSES[toks[i]], toks[i + 1]
+            first = False
+            if t < ":":  # a number ("0"-"9", "."): float() refuses what starts so but is not one
+                if "_" in t:
+                    raise _Fallback  # float() takes "1_0", the tokeniser cuts it in two
+                coef = -float(t) if neg else float(t)  # the full reader's sign * value
+                i += 1
+                t = toks[i]
+            elif t == "[":
+                i = self.quadratic(toks, i + 1, -1.0 if neg else 1.0, None)
+                continue
+            else:
+                coef = -1.0 if neg else 1.0
+            k = get(t)
+            if k is None:
+                k = var(t)  # its name is checked with the others, at the end
+            obj[k] = obj.get(k, 0.0) + coef
+            i += 1
+
+    def constraints(self, toks: list[str]) -> None:
+        """Rows of terms, each ended by a comparison and its right-hand side."""
+        b = self.b
+        get, var, add_col, add_val = self.index.get, b.var, b.a_cols.append, b.a_vals.append
+        names: list[str | None] = []
+        senses: list[str] = []
+        rhs: list[str] = []
+        ends: list[int] = []
+        row, k = len(b.row_names), len(b.a_cols)  # k: terms so far
+        n, i = len(toks), 0
+        while i < n:
+            t = toks[i]
+            if t[-1] == ":":
+                names.append(t[:-1])
+                i += 1
+                t = toks[i]
+            else:
+                names.append(None)
+            if t in SENSES:  # a row without terms
+                pass
+            else:
+                if t == "-" or t == "+":
+                    neg = t == "-"
+                    i += 1
+                    t = toks[i]
+                else:
+                    neg = False
+                while True:  # one term per turn; t is its first token after the sign
+                    if t < ":":
+                        if "_" in t:
+                            raise _Fallback
+                        coef = -float(t) if neg else float(t)
+                        i += 1
+                        t = toks[i]
+                    elif t == "[":
+                        i = self.quadratic(toks, i + 1, -1.0 if neg else 1.0, row)
+                        t = toks[i]
+                        if t == "-" or t == "+":
+                            neg = t == "-"
+                            i += 1
+                            t = toks[i]
+                            continue
+                        break
+                    else:
+                        coef = -1.0 if neg else 1.0
+                    c = get(t)
+                    add_col(var(t) if c is None else c)
+                    add_val(coef)
+                    k += 1
+                    t = toks[i + 1]
+                    i += 2
+                    if t == "-":
+                        neg = True
+                    elif t == "+":
+                        neg = False
+                    else:
+                        i -= 1
+                        break
+                    t = toks[i]
+            if t not in SENSES:
+                raise _Fallback
+            senses.append(t)
+            t = toks[i + 1]
             i += 2
             if t == "-" or t == "+":
-                if i == n:
-                    raise _Fallback
-                t, i = t + toks[i], i + 1
-                if t[1] in "+-":
-                    raise _Fallback
-            b.row_lo[row], b.row_hi[row] = bounds_from(sense, _value(t), flipped=False)
+                t += toks[i]
+                i += 1
+            rhs.append(t)
+            ends.append(k)
+            row += 1
+        # The right-hand sides: a number or an infinity word, one sign at most. float() of the
+        # joined sign and value is the full reader's sign * value; it would also take "1_0"
+        # and "nan", which the full reader refuses.
+        joined = "\n".join(rhs).lower()
+        if "_" in joined or "nan" in joined:
+            raise _Fallback
+        lows, highs = [], []
+        for sense, v in zip(map(SENSES.__getitem__, senses), map(float, rhs), strict=True):
+            lo, hi = bounds_from(sense, v, flipped=False)
+            lows.append(lo)
+            highs.append(hi)
+        self.labels.extend(nm for nm in names if nm is not None)
+        base, start = len(b.row_names), len(b.a_rows)
+        b.add_rows(names, lows, highs)
+        for r, end in enumerate(ends, start=base):
+            b.a_rows.extend(repeat(r, end - start))
+            start = end
 
     def quadratic(self, toks: list[str], i: int, outer: float, row: int | None) -> int:
         """``[ ... ]`` (maybe ``/ d``) after the opening bracket; returns the next position."""
@@ -450,15 +382,15 @@ def read_fast(text: str, path: str) -> CanonicalModel | None:
             toks = section.split()
             if kind in ("min", "max"):
                 r.b.sense = kind
-                if not r.linear(section, toks, objective=True):
-                    r.expression(toks, objective=True)
+                r.objective(toks)
             elif kind == "rows":
-                if not r.linear(section, toks, objective=False):
-                    r.expression(toks, objective=False)
+                r.constraints(toks)
             elif kind == "bounds":
                 r.bounds(toks)
             else:
                 r.declarations(toks, DECLARED[kind])
+        _check_names(r.b.names)
+        _check_names(r.labels)
         return r.b.build()
-    except (_Fallback, ValueError):
+    except (_Fallback, ValueError, IndexError):  # IndexError: a section ends mid-row
         return None
