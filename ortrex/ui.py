@@ -6,8 +6,8 @@ import base64
 import json
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from typing import TYPE_CHECKING
 
-import polars as pl
 from rich.console import Console
 from rich.progress import (
     BarColumn,
@@ -21,6 +21,9 @@ from rich.progress import (
 )
 from rich.table import Table
 from rich.text import Text
+
+if TYPE_CHECKING:  # polars costs ~0.1 s to import; only the table helpers need it
+    import polars as pl
 
 console = Console()
 err_console = Console(stderr=True)
@@ -43,7 +46,10 @@ def stages(units: dict[str, str] | None = None) -> Iterator[
     with Progress(TextColumn("[bold]{task.description:<8}"), BarColumn(), MofNCompleteColumn(),
                   TextColumn("{task.fields[unit]}"), RateColumn(), TimeElapsedColumn(),
                   TimeRemainingColumn(), TextColumn("{task.fields[note]}"),
-                  console=err_console, transient=True) as bar:
+                  console=err_console, transient=True,
+                  # Off a terminal nothing is shown until the end: a refresh thread would
+                  # render the table ten times a second for no one.
+                  auto_refresh=err_console.is_terminal) as bar:
         tasks: dict[str, object] = {}
 
         def on_stage(name: str, total: int) -> None:
@@ -65,7 +71,7 @@ def job_progress(total: int, done: int = 0) -> Iterator[Callable[..., None]]:
     with Progress(TextColumn("[bold]accepted"), BarColumn(), MofNCompleteColumn(),
                   RateColumn(), TimeElapsedColumn(), TimeRemainingColumn(),
                   TextColumn("{task.fields[rejected]}"), console=err_console,
-                  transient=True) as bar:
+                  transient=True, auto_refresh=err_console.is_terminal) as bar:
         task = bar.add_task("generate", total=total, completed=done, rejected="")
 
         def update(accepted: int, tasks: int, rejected: dict[str, int], failed: int = 0
@@ -106,6 +112,8 @@ def frame_table(df: pl.DataFrame, title: str | None = None, max_rows: int = 100,
 def printable(df: pl.DataFrame, flat: bool = False) -> pl.DataFrame:
     """``df`` with binary columns as base64 text (for CSV and JSON); ``flat`` (CSV): nested
     columns (lists, structs) as their JSON text, since a CSV cell holds one value."""
+    import polars as pl
+
     binary = [c for c, t in zip(df.columns, df.dtypes, strict=True) if t == pl.Binary]
     if binary:
         df = df.with_columns(

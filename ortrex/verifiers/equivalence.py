@@ -422,6 +422,19 @@ def _node_map(a: _Side, b: _Side, mapping: np.ndarray) -> _Map | None:
     return _Map(mapping[:n].astype(np.int64), b.rows[pos], np.where(second, -1.0, 1.0))
 
 
+class _Deferred:
+    """A refiner built on its first call."""
+
+    def __init__(self, make: Callable[[], Refiner]) -> None:
+        self.make = make
+        self.refiner: Refiner | None = None
+
+    def __call__(self, *args: Any, **kwargs: Any) -> np.ndarray:
+        if self.refiner is None:
+            self.refiner = self.make()
+        return self.refiner(*args, **kwargs)
+
+
 # ------------------------------------------------------------------ entry points
 @dataclass
 class _Prepared:
@@ -477,8 +490,9 @@ def check_equivalence(a: ModelLike, b: ModelLike, *, rel_tol: float = 1e-6,
     n_a = sa.graph[0].size
     if own is not None:
         # Each side coloured on its own (once per model): refining the disjoint union gives
-        # the same colours, round for round, so the union starts stable.
-        refine = Refiner.union(sa.refiner, sb.refiner, n_a)
+        # the same colours, round for round, so the union starts stable. Its refiner is only
+        # needed if the search has to branch.
+        refine = _Deferred(lambda: Refiner.union(sa.refiner, sb.refiner, n_a))
         colors = np.concatenate([sa.stable, sb.stable])
     else:
         ca, s1, d1, e1 = sa.graph

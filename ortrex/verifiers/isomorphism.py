@@ -19,6 +19,18 @@ from ortrex.ir.fingerprint import Refiner, splitmix
 MAX_SEARCH_ROUNDS = 1 << 30  # refinement in the search runs to the stable colouring
 
 
+_MASK = (1 << 64) - 1
+
+
+def _mark(color: int, depth: int) -> np.uint64:
+    """The colour that individualises a node of class ``color`` at ``depth``: splitmix of
+    ``color ^ (0xC0FFEE + depth)``, in Python integers (numpy costs ten calls for one value)."""
+    z = ((color ^ (0xC0FFEE + depth)) + 0x9E3779B97F4A7C15) & _MASK
+    z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & _MASK
+    z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & _MASK
+    return np.uint64(z ^ (z >> 31))
+
+
 class SearchTimeout(Exception):
     """The search ran past its deadline."""
 
@@ -84,21 +96,35 @@ class Search:
                 raise OutOfBudget
 
     def _expand(self, cur: np.ndarray, depth: int) -> np.ndarray | _Level | None:
-        """A refined balanced colouring: an accepted mapping, a level to branch on, or None."""
+        """A refined colouring: an accepted mapping, a level to branch on, or None (the two
+        sides' colour multisets differ, or the mapping is refused)."""
         n_a = self.n_a
         ca, cb = cur[:n_a], cur[n_a:]
-        values, counts = np.unique(ca, return_counts=True)
-        if counts.max(initial=1) == 1:
-            order_b = np.argsort(cb)
-            mapping = order_b[np.searchsorted(cb[order_b], ca)]
-            if self.accept(mapping):
-                return mapping
-            self.leaf_rejected = True
+        sa = np.sort(ca)
+        if not np.array_equal(sa, np.sort(cb)):
             return None
-        target = values[np.flatnonzero(counts == counts[counts > 1].min())[0]]
-        u = int(np.flatnonzero(ca == target)[0])
-        mark = splitmix(np.array([target ^ np.uint64(0xC0FFEE + depth)], dtype=np.uint64))[0]
-        return _Level(cur, u, (np.flatnonzero(cb == target) + n_a).tolist(), mark)
+        if not sa.size:
+            return self._leaf(ca, cb)
+        new = np.empty(sa.size, dtype=bool)
+        new[0] = True
+        np.not_equal(sa[1:], sa[:-1], out=new[1:])
+        if new.all():  # discrete: the colouring is the mapping
+            return self._leaf(ca, cb)
+        starts = new.nonzero()[0]
+        sizes = np.diff(starts, append=sa.size)
+        sizes[sizes == 1] = sa.size + 1  # the smallest class of two or more, first if tied
+        target = sa[starts[sizes.argmin()]]
+        u = int((ca == target).nonzero()[0][0])
+        mark = _mark(int(target), depth)
+        return _Level(cur, u, ((cb == target).nonzero()[0] + n_a).tolist(), mark)
+
+    def _leaf(self, ca: np.ndarray, cb: np.ndarray) -> np.ndarray | None:
+        order_b = np.argsort(cb)
+        mapping = order_b[np.searchsorted(cb[order_b], ca)]
+        if self.accept(mapping):
+            return mapping
+        self.leaf_rejected = True
+        return None
 
     def _next(self, lvl: _Level) -> int | None:
         """The next candidate worth trying (automorphisms of B prune the others)."""
@@ -126,8 +152,6 @@ class Search:
 
     def run(self, colors: np.ndarray) -> np.ndarray | None:
         """A mapping A node -> B node that ``accept`` approves, or None if there is none."""
-        if not balanced(colors, self.n_a):
-            return None
         root = self._expand(colors, 0)
         if not isinstance(root, _Level):
             return root
@@ -144,7 +168,7 @@ class Search:
             trial = lvl.colors.copy()
             trial[lvl.u] = trial[v] = lvl.mark
             cur = self.refine(trial, self.rounds, split=self.n_a)
-            out = self._expand(cur, len(stack)) if balanced(cur, self.n_a) else None
+            out = self._expand(cur, len(stack))
             if isinstance(out, np.ndarray):
                 return out
             if out is None:
