@@ -5,11 +5,10 @@ from __future__ import annotations
 import hashlib
 import math
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from functools import cached_property
-from typing import TYPE_CHECKING
+from functools import cached_property, lru_cache
+from typing import TYPE_CHECKING, NamedTuple
 
 import numpy as np
-import scipy.sparse as sp
 
 from ortrex.ir import serialization
 from ortrex.ir.items import (
@@ -26,9 +25,11 @@ from ortrex.ir.items import (
 )
 
 if TYPE_CHECKING:
+    import scipy.sparse as sp
+
     from ortrex.ir.normalize import NormalizedModel
 
-__all__ = ["CanonicalModel", "Constraint", "ModelStats", "ObjSense", "Objective", "VarType",
+__all__ = ["CSR", "CanonicalModel", "Constraint", "ModelStats", "ObjSense", "Objective", "VarType",
            "Variable", "row_sense", "sense_bounds"]
 
 INF = math.inf
@@ -78,6 +79,12 @@ def _check_names(names: Sequence[str], what: str) -> tuple[str, ...]:
     return out
 
 
+def checked_names(names: Sequence[str]) -> tuple[str, ...]:
+    """``names`` marked as already checked (non-empty, unique, no NUL or newline): for readers
+    whose names are so by construction; the model then skips checking them again."""
+    return _Names(names)
+
+
 def _canon_quad(
     rows: object, i: object, j: object, v: object
 ) -> tuple[np.ndarray, ...]:
@@ -103,10 +110,26 @@ def _canon_quad(
     return r, lo, hi, v
 
 
+class CSR(NamedTuple):
+    """A constraint matrix in canonical compressed-row form (column indices sorted within
+    rows, no repeated entries, no zeros): the model keeps these arrays and makes its scipy
+    matrix only when asked (scipy costs ~0.2 s to import, which a command that only reads and
+    compares models need not pay)."""
+
+    indptr: np.ndarray
+    indices: np.ndarray
+    data: np.ndarray
+    shape: tuple[int, int]
+
+
+def _index_dtype(*sizes: int) -> type:
+    return np.int32 if max(sizes, default=0) < 2**31 else np.int64
+
+
 def canonical_csr(rows: np.ndarray, cols: np.ndarray, vals: np.ndarray,
-                  shape: tuple[int, int]) -> sp.csr_matrix:
-    """A CSR matrix from COO triples in canonical form (sorted, duplicates summed, no zeros),
-    built with numpy alone: scipy's COO conversion costs ~0.1 ms even for tiny matrices."""
+                  shape: tuple[int, int]) -> CSR:
+    """A matrix from COO triples in canonical form (sorted, duplicates summed in the order
+    given, no zeros), built with numpy alone."""
     rows = np.asarray(rows, dtype=np.int64)
     cols = np.asarray(cols, dtype=np.int64)
     vals = np.asarray(vals, dtype=np.float64)
@@ -126,15 +149,15 @@ def canonical_csr(rows: np.ndarray, cols: np.ndarray, vals: np.ndarray,
             vals, key = vals[nz], key[nz]
         vals = vals + 0.0
     r = key // n if n else key
-    indptr = np.zeros(m + 1, dtype=np.int32 if max(m, n, key.size) < 2**31 else np.int64)
+    indptr = np.zeros(m + 1, dtype=_index_dtype(m, n, key.size))
     np.cumsum(np.bincount(r, minlength=m), out=indptr[1:])
-    A = _csr(vals, (key % n if n else key).astype(indptr.dtype), indptr, shape)
-    A._ortrex_canonical = True  # type: ignore[attr-defined]
-    return A
+    return CSR(indptr, (key % n if n else key).astype(indptr.dtype), vals, (m, n))
 
 
 def _csr_by_constructor(data: np.ndarray, indices: np.ndarray, indptr: np.ndarray,
                         shape: tuple[int, int]) -> sp.csr_matrix:
+    import scipy.sparse as sp
+
     A = sp.csr_matrix((data, indices, indptr), shape=shape)
     A.has_canonical_format = True
     return A
@@ -142,16 +165,26 @@ def _csr_by_constructor(data: np.ndarray, indices: np.ndarray, indptr: np.ndarra
 
 def _csr_direct(data: np.ndarray, indices: np.ndarray, indptr: np.ndarray,
                 shape: tuple[int, int]) -> sp.csr_matrix:
-    # scipy's constructor checks and converts what canonical_csr already guarantees; at ~20 us
-    # it costs more than the rest of a small model's assembly.
+    # scipy's constructor checks and converts what a CSR already guarantees; at ~20 us it
+    # costs more than the rest of a small model's assembly.
+    import scipy.sparse as sp
+
     A = sp.csr_matrix.__new__(sp.csr_matrix)
-    A.__dict__.update(maxprint=_CSR_MAXPRINT, _shape=shape, data=data, indices=indices,
+    A.__dict__.update(maxprint=_csr_maxprint(), _shape=shape, data=data, indices=indices,
                       indptr=indptr, _has_canonical_format=True, _has_sorted_indices=True)
     return A
 
 
-def _pick_csr() -> Callable[..., sp.csr_matrix]:
-    """The direct builder if it makes exactly what scipy's constructor makes (checked here, on
+@lru_cache(maxsize=1)
+def _csr_maxprint() -> int:
+    import scipy.sparse as sp
+
+    return int(getattr(sp.csr_matrix((1, 1)), "maxprint", 50))
+
+
+@lru_cache(maxsize=1)
+def _csr_builder() -> Callable[..., sp.csr_matrix]:
+    """The direct builder if it makes exactly what scipy's constructor makes (checked once, on
     the installed scipy), else the constructor."""
     args = (np.array([1.0, 2.0]), np.array([1, 0], dtype=np.int32),
             np.array([0, 1, 2], dtype=np.int32), (2, 2))
@@ -165,10 +198,37 @@ def _pick_csr() -> Callable[..., sp.csr_matrix]:
     return _csr_direct if same else _csr_by_constructor
 
 
-_CSR_MAXPRINT = getattr(sp.csr_matrix((1, 1)), "maxprint", 50)
+def to_scipy(csr: CSR) -> sp.csr_matrix:
+    """The scipy matrix of a canonical CSR (sharing its arrays)."""
+    A = _csr_builder()(csr.data, csr.indices, csr.indptr, csr.shape)
+    A._ortrex_canonical = True  # type: ignore[attr-defined]
+    return A
 
 
-_csr = _pick_csr()
+def _as_csr(A: object, m: int, n: int) -> tuple[CSR, bool]:
+    """(a CSR of ``A``, whether it is canonical already)."""
+    if A is None:
+        return CSR(np.zeros(m + 1, dtype=np.int32), np.zeros(0, dtype=np.int32), np.zeros(0),
+                   (m, n)), True
+    if isinstance(A, CSR):
+        return A, True
+    if getattr(A, "_ortrex_canonical", False):  # an already canonical (and frozen) matrix
+        return CSR(A.indptr, A.indices, A.data, A.shape), True  # type: ignore[attr-defined]
+    import scipy.sparse as sp
+
+    M = sp.csr_matrix(A, dtype=np.float64, copy=True)
+    return CSR(M.indptr, M.indices, M.data, M.shape), False
+
+
+def _canonicalise(csr: CSR) -> CSR:
+    import scipy.sparse as sp
+
+    M = sp.csr_matrix((csr.data, csr.indices, csr.indptr), shape=csr.shape)
+    M.sum_duplicates()
+    M.sort_indices()
+    M.eliminate_zeros()
+    return CSR(M.indptr, M.indices, M.data + 0.0, M.shape)
+
 
 TYPES = ("C", "I", "B", "S", "N")
 INTEGRAL = ("I", "B", "N")
@@ -195,8 +255,8 @@ class CanonicalModel:
     """
 
     __slots__ = (
-        "A",
         "__dict__",
+        "csr",
         "lb",
         "name",
         "obj",
@@ -222,7 +282,7 @@ class CanonicalModel:
         obj: object = None,
         obj_constant: float = 0.0,
         sense: ObjSense | str = ObjSense.MIN,
-        A: sp.spmatrix | sp.sparray | None = None,
+        A: sp.spmatrix | sp.sparray | CSR | None = None,
         row_names: Sequence[str] | None = None,
         row_lower: object = None,
         row_upper: object = None,
@@ -256,26 +316,18 @@ class CanonicalModel:
         except ValueError:
             raise ValueError(f"unknown objective sense {sense!r}") from None
 
-        if A is None:
-            m = 0 if row_names is None else len(row_names)
-            A = sp.csr_matrix((m, n), dtype=np.float64)
-        canonical = getattr(A, "_ortrex_canonical", False)
-        if not canonical:  # an already canonical (and frozen) matrix is shared, not copied
-            A = sp.csr_matrix(A, dtype=np.float64, copy=True)
-        m = A.shape[0]
-        if A.shape[1] != n:
-            raise ValueError(f"A has {A.shape[1]} columns but there are {n} variables")
+        csr, canonical = _as_csr(A, 0 if row_names is None else len(row_names), n)
+        m = csr.shape[0]
+        if csr.shape[1] != n:
+            raise ValueError(f"A has {csr.shape[1]} columns but there are {n} variables")
         if row_names is None:
             row_names = [f"R{k}" for k in range(m)]
         self.row_names = _check_names(row_names, "constraint")
         if len(self.row_names) != m:
             raise ValueError(f"A has {m} rows but {len(self.row_names)} constraint names")
         if not canonical:
-            A.sum_duplicates()
-            A.sort_indices()
-            A.eliminate_zeros()
-            A.data += 0.0
-        self.A = A
+            csr = _canonicalise(csr)
+        self.csr = csr
         self.row_lower = _float_array(row_lower, m, -INF, "row_lower")
         self.row_upper = _float_array(row_upper, m, INF, "row_upper")
 
@@ -294,9 +346,16 @@ class CanonicalModel:
         if _validate:
             self._validate()
         for arr in (self.var_types, self.lb, self.ub, self.obj, self.row_lower, self.row_upper,
-                    A.data, A.indices, A.indptr, *self.qobj, *self.qrows):
+                    csr.data, csr.indices, csr.indptr, *self.qobj, *self.qrows):
             arr.flags.writeable = False
-        A._ortrex_canonical = True  # type: ignore[attr-defined]
+
+    @property
+    def A(self) -> sp.csr_matrix:
+        """The constraint matrix as a scipy CSR matrix, made on first use (read-only)."""
+        a = self.__dict__.get("_A")
+        if a is None:
+            a = self.__dict__["_A"] = to_scipy(self.csr)
+        return a
 
     # ------------------------------------------------------------------ validation
     def _validate(self) -> None:
@@ -306,7 +365,7 @@ class CanonicalModel:
         upper = np.concatenate([self.ub, self.row_upper])
         fine = (math.isfinite(self.obj_constant)
                 and bool(((lower <= upper) & (lower < INF) & (upper > -INF)).all())
-                and bool(np.isfinite(np.concatenate([self.obj, self.A.data])).all()))
+                and bool(np.isfinite(np.concatenate([self.obj, self.csr.data])).all()))
         if fine:
             binary = self.var_types.view(np.uint32) == _BINARY_CODE
             if binary.any():
@@ -344,7 +403,7 @@ class CanonicalModel:
             raise ValueError(
                 f"variable {names[k]!r}: binary with bounds [{lb[k]}, {ub[k]}] outside [0, 1]"
             )
-        A = self.A
+        A = self.csr
         bad = ~np.isfinite(A.data)
         if bad.any():
             p = int(np.flatnonzero(bad)[0])
@@ -427,6 +486,8 @@ class CanonicalModel:
             lo.append(con.lower)
             hi.append(con.upper)
             rnames.append(con.name)
+        import scipy.sparse as sp
+
         A = sp.csr_matrix((vals, (rows, cols)), shape=(len(rnames), len(names)), dtype=np.float64)
         qa = np.array(q, dtype=np.float64).reshape(-1, 3)
         qra = np.array(qr, dtype=np.float64).reshape(-1, 4)
@@ -459,7 +520,7 @@ class CanonicalModel:
             "obj": self.obj,
             "obj_constant": self.obj_constant,
             "sense": self.sense,
-            "A": self.A,
+            "A": self.csr,
             "row_names": self.row_names,
             "row_lower": self.row_lower,
             "row_upper": self.row_upper,
@@ -487,7 +548,7 @@ class CanonicalModel:
     @property
     def nnz(self) -> int:
         """Number of linear constraint coefficients."""
-        return int(self.A.nnz)
+        return int(self.csr.data.size)
 
     @cached_property
     def row_senses(self) -> tuple[str, ...]:
@@ -546,7 +607,7 @@ class CanonicalModel:
 
     def constraints(self) -> Iterator[Constraint]:
         """Per-item view of the rows (terms as name -> coefficient)."""
-        A, names = self.A, self.var_names
+        A, names = self.csr, self.var_names
         rr, ri, rj, rv = self.qrows
         qstart = np.searchsorted(rr, np.arange(self.num_rows + 1))
         for r, nm in enumerate(self.row_names):

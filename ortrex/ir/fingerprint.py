@@ -149,7 +149,7 @@ def row_groups(nm: NormalizedModel, tk: Tokens) -> tuple[np.ndarray, np.ndarray]
     if R == 0:
         return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
     A = nm.A
-    lengths = np.diff(A.indptr)
+    lengths = A.indptr[1:] - A.indptr[:-1]
     var_id = _var_ids(nm.num_vars)
     rr, ri, rj, _ = nm.qrows
     pair_id = _combine(var_id[ri], var_id[rj]) if rr.size else np.zeros(0, np.uint64)
@@ -208,18 +208,18 @@ def model_graph(
     # Everything that gets hashed is gathered first and mixed in one call (numpy's cost here
     # is per call, not per element); the values are those of _mix_all and _combine.
     var_pre = (((_TK["var"] + vtype) * _K + tk["lb"]) * _K + tk["ub"]) * _K + tk["c"]
-    k_of_nz = np.repeat(np.arange(R), np.diff(sub.indptr))
+    k_of_nz = np.repeat(np.arange(R), sub.indptr[1:] - sub.indptr[:-1])
     if exact:
         gadget = kind >= EQ0  # EQ0 or RANGE: the sign is open
         rlo, rhi = (tk["rlo"], tk["rhi"]) if every_row else (tk["rlo"][rows], tk["rhi"][rows])
         is_ge = kind == GE
         row_pre = np.where(is_ge, _TK["ge"] + rlo, (_TK["rg"] + rlo) * _K + rhi)
-        g_idx = np.flatnonzero(gadget)
+        g_idx = gadget.nonzero()[0]
         g_rows = g_idx if every_row else rows[g_idx]
         sec_pre = (_TK["rg"] + tk["-rhi"][g_rows]) * _K + tk["-rlo"][g_rows]
     else:
         gadget = kind != GE
-        g_idx = np.flatnonzero(gadget)
+        g_idx = gadget.nonzero()[0]
         row_pre = sec_pre = np.zeros(0, dtype=np.uint64)
     g_nz = gadget[k_of_nz]
     edge_pre = _TK["edge"] + a_tok
@@ -304,7 +304,7 @@ class Refiner:
         if d.size:
             first = np.ones(d.size, dtype=bool)
             np.not_equal(d[1:], d[:-1], out=first[1:])
-            self.starts = np.flatnonzero(first)
+            self.starts = first.nonzero()[0]
             self.targets = d[self.starts]
         else:
             self.starts = self.targets = np.zeros(0, dtype=np.int64)

@@ -107,7 +107,7 @@ def normalize(model: CanonicalModel, int_tol: float = 1e-9) -> NormalizedModel:
         lb[binary] = np.maximum(lb[binary], 0.0)
         ub[binary] = np.minimum(ub[binary], 1.0)
 
-    A = model.A
+    A = model.csr
     indptr = A.indptr
     lo, hi = model.row_lower, model.row_upper
     m = lo.size
@@ -120,10 +120,11 @@ def normalize(model: CanonicalModel, int_tol: float = 1e-9) -> NormalizedModel:
         empty &= ~has_q
         single &= ~has_q
     infeasible = (empty & ((lo > 0) | (hi < 0))).nonzero()[0]
-    if any_semi and A.nnz:
+    nnz = A.data.size
+    if any_semi and nnz:
         # A row on a semi-continuous variable is no bound: x >= 3 excludes the 0 that a semi
         # lower bound of 3 allows. It stays a row.
-        single &= ~semi[A.indices[np.minimum(indptr[:-1], A.nnz - 1)]]
+        single &= ~semi[A.indices[np.minimum(indptr[:-1], nnz - 1)]]
     s_idx = single.nonzero()[0]
     if s_idx.size:
         p = indptr[s_idx]

@@ -38,11 +38,11 @@ class RowMatrix:
 
     def lengths(self) -> np.ndarray:
         """Entries per row."""
-        return np.diff(self.indptr)
+        return self.indptr[1:] - self.indptr[:-1]
 
     def take(self, rows: np.ndarray) -> RowMatrix:
         """The given rows, in the given order."""
-        lengths = np.diff(self.indptr)[rows]
+        lengths = (self.indptr[1:] - self.indptr[:-1])[rows]
         idx = segments(self.indptr[rows], lengths)
         indptr = np.zeros(rows.size + 1, dtype=np.int64)
         np.cumsum(lengths, out=indptr[1:])
@@ -50,4 +50,4 @@ class RowMatrix:
 
     def row_of_entry(self) -> np.ndarray:
         """The row of every stored entry."""
-        return np.repeat(np.arange(self.num_rows), np.diff(self.indptr))
+        return np.repeat(np.arange(self.num_rows), self.indptr[1:] - self.indptr[:-1])

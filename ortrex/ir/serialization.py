@@ -6,7 +6,6 @@ import struct
 from typing import TYPE_CHECKING
 
 import numpy as np
-import scipy.sparse as sp
 
 if TYPE_CHECKING:
     from ortrex.ir.canonical import CanonicalModel
@@ -26,10 +25,10 @@ def core_bytes(m: CanonicalModel) -> bytes:
         parts.append(blob)
     parts.append(m.var_types.astype("S1").tobytes())
     for arr in (m.lb, m.ub, m.obj, np.array([m.obj_constant]), m.row_lower, m.row_upper,
-                m.A.data):
+                m.csr.data):
         parts.append(np.ascontiguousarray(arr, dtype="<f8").tobytes())
-    parts.append(np.ascontiguousarray(m.A.indptr, dtype="<i8").tobytes())
-    parts.append(np.ascontiguousarray(m.A.indices, dtype="<i8").tobytes())
+    parts.append(np.ascontiguousarray(m.csr.indptr, dtype="<i8").tobytes())
+    parts.append(np.ascontiguousarray(m.csr.indices, dtype="<i8").tobytes())
     qi, qj, qv = m.qobj
     rr, ri, rj, rv = m.qrows
     for arr in (qi, qj, rr, ri, rj):
@@ -43,6 +42,13 @@ def to_bytes(m: CanonicalModel) -> bytes:
     """Content bytes followed by the model name."""
     name = m.name.encode("utf-8")
     return core_bytes(m) + struct.pack("<q", len(name)) + name
+
+
+def _matrix(vals: np.ndarray, indices: np.ndarray, indptr: np.ndarray,
+            shape: tuple[int, int]) -> object:
+    import scipy.sparse as sp
+
+    return sp.csr_matrix((vals, indices, indptr), shape=shape)
 
 
 def from_bytes(data: bytes) -> CanonicalModel:
@@ -77,6 +83,6 @@ def from_bytes(data: bytes) -> CanonicalModel:
     return CanonicalModel(
         var_names=var_names.split("\x00") if var_names else [],
         var_types=types, lb=lb, ub=ub, obj=obj, obj_constant=float(const[0]),
-        sense=sense.decode(), A=sp.csr_matrix((vals, indices, indptr), shape=(m, n)),
+        sense=sense.decode(), A=_matrix(vals, indices, indptr, (m, n)),
         row_names=row_names.split("\x00") if row_names else [], row_lower=lo, row_upper=hi,
         qobj=(qi, qj, qv), qrows=(rr, ri, rj, rv), name=text())

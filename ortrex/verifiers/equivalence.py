@@ -131,7 +131,7 @@ class _Side:
     @cached_property
     def gadget_rows(self) -> np.ndarray:
         """Positions in ``rows`` of rows with a second (negated) node."""
-        return np.flatnonzero(open_sign(self.nm, self.rows))
+        return open_sign(self.nm, self.rows).nonzero()[0]
 
     @cached_property
     def counts(self) -> list[tuple[str, int]]:
@@ -192,7 +192,7 @@ def _own_sides(ma: CanonicalModel, mb: CanonicalModel, rel_tol: float
 def _side(model: CanonicalModel, nm: NormalizedModel, tk: Tokens, rel_tol: float) -> _Side:
     rows, rep = row_groups(nm, tk)
     orient = np.ones(nm.num_rows)
-    merged = np.flatnonzero(rep != np.arange(nm.num_rows))
+    merged = (rep != np.arange(nm.num_rows)).nonzero()[0]
     if merged.size:
         # Rows grouped by token are duplicates only if they match within tolerance too (a
         # chain of close numbers can make a group wider than the tolerance). An open-sign row
@@ -240,19 +240,21 @@ def _differs(what: str, values: np.ndarray, ta: np.ndarray, tb: np.ndarray) -> s
 
 def _counts(s: _Side) -> list[tuple[str, int]]:
     nm = s.nm
-    kinds = np.bincount(nm.kind[s.rows], minlength=4)
+    every = s.rows.size == nm.num_rows
+    kinds = np.bincount(nm.kind if every else nm.kind[s.rows], minlength=4).tolist()
     q_rows = int(np.isin(nm.qrows[0], s.rows).sum()) if nm.qrows[0].size else 0
+    n_int = int(nm.is_int.sum())
     return [
         ("variables", nm.num_vars),
-        ("integer variables", int(nm.is_int.sum())),
+        ("integer variables", n_int),
         ("binary variables (integer in [0, 1])",
-         int((nm.is_int & (nm.lb == 0) & (nm.ub == 1)).sum())),
+         int((nm.is_int & (nm.lb == 0) & (nm.ub == 1)).sum()) if n_int else 0),
         ("semi-continuous or semi-integer variables", int(nm.semi.sum())),
         ("rows", s.rows.size),
-        ("equality rows", int(kinds[EQ0] + kinds[EQ1])),
-        ("ranged rows", int(kinds[RANGE])),
-        ("inequality rows", int(kinds[GE])),
-        ("constraint coefficients", int(nm.A.lengths()[s.rows].sum())),
+        ("equality rows", kinds[EQ0] + kinds[EQ1]),
+        ("ranged rows", kinds[RANGE]),
+        ("inequality rows", kinds[GE]),
+        ("constraint coefficients", nm.A.nnz if every else int(nm.A.lengths()[s.rows].sum())),
         ("quadratic objective terms", nm.qobj[0].size),
         ("quadratic constraint terms", q_rows),
         ("infeasible empty rows", nm.infeasible_empty_rows.size),
@@ -311,13 +313,17 @@ def _number_difference(a: _Side, b: _Side, fn: Callable[[np.ndarray], np.ndarray
 def _coefficient_tokens(s: _Side) -> tuple[np.ndarray, np.ndarray]:
     """Tokens and values of the kept rows' coefficients; up to sign in open-sign rows."""
     nm = s.nm
-    row_of_nz = np.repeat(np.arange(nm.num_rows), np.diff(nm.A.indptr))
+    tok, val = s.tk["a"], nm.A.data
+    open_rows = nm.kind >= EQ0  # EQ0 or RANGE
+    if open_rows.any():
+        open_nz = open_rows[nm.A.row_of_entry()]
+        tok = np.where(open_nz, np.minimum(tok, s.tk["-a"]), tok)
+        val = np.where(open_nz, np.abs(val), val)
+    if s.rows.size == nm.num_rows:
+        return tok, val
     keep = np.zeros(nm.num_rows, dtype=bool)
     keep[s.rows] = True
-    keep_nz = keep[row_of_nz]
-    open_nz = ((nm.kind == EQ0) | (nm.kind == RANGE))[row_of_nz]
-    tok = np.where(open_nz, np.minimum(s.tk["a"], s.tk["-a"]), s.tk["a"])
-    val = np.where(open_nz, np.abs(nm.A.data), nm.A.data)
+    keep_nz = keep[nm.A.row_of_entry()]
     return tok[keep_nz], val[keep_nz]
 
 

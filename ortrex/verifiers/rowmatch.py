@@ -92,7 +92,7 @@ Entries = tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]  # pair, key, va
 def linear_entries(nm: NormalizedModel, rows: np.ndarray, sign: np.ndarray,
                     var_map: np.ndarray | None) -> Entries:
     """(pair, column, value, row length) of the linear entries of ``rows``, signed."""
-    lengths = np.diff(nm.A.indptr)[rows]
+    lengths = nm.A.lengths()[rows]
     idx = segments(nm.A.indptr[rows], lengths)
     pair = np.repeat(np.arange(rows.size), lengths)
     cols = nm.A.indices[idx].astype(np.int64)

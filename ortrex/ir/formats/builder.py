@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import math
+from itertools import islice
 
 import numpy as np
 
-from ortrex.ir.canonical import CanonicalModel, canonical_csr
+from ortrex.ir.canonical import CSR, CanonicalModel, canonical_csr, checked_names
 
 INF = math.inf
 _NO_Q, _NO_QR = np.zeros((0, 3)), np.zeros((0, 4))
@@ -86,6 +87,9 @@ class ModelBuilder:
         self.row_hi: list[float] = []
         self.qobj: list[tuple[int, int, float]] = []
         self.qrows: list[tuple[int, int, int, float]] = []
+        # Set by a reader whose names are non-empty, free of NUL and newline characters and
+        # unique by construction (row names are made unique here): they are not checked again.
+        self.names_checked = False
 
     def var(self, name: str) -> int:
         """Index of variable ``name``, created with default bounds on first use."""
@@ -98,14 +102,15 @@ class ModelBuilder:
             self.types.append("C")
         return k
 
-    def add_vars(self, names: list[str]) -> None:
-        """Create new variables (none of them known yet), in order, as :meth:`var` would."""
-        start = len(self.names)
-        self.index.update(zip(names, range(start, start + len(names)), strict=True))
-        self.names.extend(names)
-        self.lb.extend([self.default_lb] * len(names))
-        self.ub.extend([self.default_ub] * len(names))
-        self.types.extend(["C"] * len(names))
+    def sync(self) -> None:
+        """Give the names a reader's inner loop added straight to :attr:`index` (the next
+        number each) what :meth:`var` gives a new variable."""
+        new = len(self.index) - len(self.names)
+        if new:
+            self.names.extend(islice(self.index, len(self.names), None))
+            self.lb.extend([self.default_lb] * new)
+            self.ub.extend([self.default_ub] * new)
+            self.types.extend(["C"] * new)
 
     def add_rows(self, names: list[str | None], lo: list[float], hi: list[float]) -> None:
         """Append rows as :meth:`add_row` would, all at once when every row is named and no
@@ -149,8 +154,9 @@ class ModelBuilder:
                           np.asarray(self.a_vals, dtype=np.float64), (m, n))
         q = np.asarray(self.qobj, dtype=np.float64).reshape(-1, 3) if self.qobj else _NO_Q
         qr = np.asarray(self.qrows, dtype=np.float64).reshape(-1, 4) if self.qrows else _NO_QR
+        checked = checked_names if self.names_checked else list
         model = CanonicalModel(
-            var_names=self.names,
+            var_names=checked(self.names),
             var_types=self.types,
             lb=self.lb,
             ub=self.ub,
@@ -158,7 +164,7 @@ class ModelBuilder:
             obj_constant=self.constant,
             sense=self.sense,
             A=A,
-            row_names=self.row_names,
+            row_names=checked(self.row_names),
             row_lower=self.row_lo,
             row_upper=self.row_hi,
             qobj=(q[:, 0].astype(np.int64), q[:, 1].astype(np.int64), q[:, 2]),
@@ -175,6 +181,16 @@ def _quad_vars(model: CanonicalModel) -> np.ndarray:
     return np.unique(np.concatenate([qi, qj, ri, rj]))
 
 
+def _keep_columns(csr: CSR, keep: np.ndarray, renum: np.ndarray) -> CSR:
+    """The columns ``keep`` says (renumbered by ``renum``), still canonical."""
+    mask = keep[csr.indices]
+    kept = np.zeros(mask.size + 1, dtype=np.int64)
+    np.cumsum(mask, out=kept[1:])
+    return CSR(kept[csr.indptr].astype(csr.indptr.dtype),
+               renum[csr.indices[mask]].astype(csr.indices.dtype), csr.data[mask],
+               (csr.shape[0], int(keep.sum())))
+
+
 def drop_columns(model: CanonicalModel, drop: np.ndarray, **changes: object) -> CanonicalModel:
     """``model`` without the given columns (which must not occur in quadratic terms)."""
     n = model.num_vars
@@ -189,7 +205,7 @@ def drop_columns(model: CanonicalModel, drop: np.ndarray, **changes: object) -> 
         "lb": model.lb[keep],
         "ub": model.ub[keep],
         "obj": model.obj[keep],
-        "A": model.A[:, keep],
+        "A": _keep_columns(model.csr, keep, renum),
         "qobj": (renum[qi], renum[qj], qv),
         "qrows": (rr, renum[ri], renum[rj], rv),
     }
@@ -208,8 +224,8 @@ def fold_gurobi_idioms(model: CanonicalModel) -> CanonicalModel:
     if "\nConstant" not in names and "\nRg" not in names and "\nMPS_Rg" not in names:
         return model
     in_quad = set(_quad_vars(model).tolist())
-    csc = model.A.tocsc()
-    col_nnz = np.diff(csc.indptr)
+    csr = model.csr
+    col_nnz = np.bincount(csr.indices, minlength=model.num_vars)
     drop: list[int] = []
     constant = model.obj_constant
     lo, hi = model.row_lower.copy(), model.row_upper.copy()
@@ -226,9 +242,11 @@ def fold_gurobi_idioms(model: CanonicalModel) -> CanonicalModel:
         r = row_index.get(row) if row else None
         if r is None or col_nnz[k] != 1 or model.obj[k] != 0.0:
             continue
-        if csc.indices[csc.indptr[k]] != r or lo[r] != hi[r] or model.lb[k] != 0.0:
+        p = int((csr.indices == k).nonzero()[0][0])  # the column's one entry
+        if np.searchsorted(csr.indptr, p, side="right") - 1 != r or lo[r] != hi[r] \
+                or model.lb[k] != 0.0:
             continue
-        width, coef = float(model.ub[k]), float(csc.data[csc.indptr[k]])
+        width, coef = float(model.ub[k]), float(csr.data[p])
         if not (math.isfinite(width) and abs(coef) == 1.0):
             continue
         rhs = lo[r]

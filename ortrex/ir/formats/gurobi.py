@@ -5,7 +5,6 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import scipy.sparse as sp
 
 from ortrex.ir.canonical import CanonicalModel
 from ortrex.ir.formats.builder import dedupe_names, fold_gurobi_idioms, range_anchor
@@ -13,6 +12,7 @@ from ortrex.ir.formats.errors import UnsupportedModelError
 
 if TYPE_CHECKING:
     import gurobipy
+    import scipy.sparse as sp
 
 BIG = 1e30
 
@@ -37,6 +37,7 @@ def to_gurobi(model: CanonicalModel, env: gurobipy.Env | None = None,
     (a third of the build time of a small model; solvers do not need names).
     """
     import gurobipy as gp
+    import scipy.sparse as sp  # imported when used: reading files needs none
     from gurobipy import GRB
 
     gm = gp.Model(model.name or "", env=env)
@@ -95,6 +96,8 @@ def _inf(a: np.ndarray) -> np.ndarray:
 
 def from_gurobi(gm: gurobipy.Model) -> CanonicalModel:
     """A CanonicalModel of a gurobipy model (linear and quadratic parts)."""
+    import scipy.sparse as sp  # imported when used: reading files needs none
+
     gm.update()
     if gm.NumSOS or gm.NumGenConstrs:
         raise UnsupportedModelError("SOS and general constraints are not supported")

@@ -7,7 +7,6 @@ import threading
 from typing import TYPE_CHECKING
 
 import numpy as np
-import scipy.sparse as sp
 
 from ortrex.ir.canonical import CanonicalModel
 from ortrex.ir.formats.builder import dedupe_names
@@ -49,6 +48,7 @@ def to_highs(model: CanonicalModel, names: bool = True) -> highspy.Highs:
 
     ``names=False`` skips the column and row names (solvers do not need them)."""
     import highspy
+    import scipy.sparse as sp  # imported when used: reading files needs none
 
     if model.has_quadratic_rows:
         raise UnsupportedModelError("HiGHS does not support quadratic constraints")
@@ -108,6 +108,7 @@ def to_highs(model: CanonicalModel, names: bool = True) -> highspy.Highs:
 def from_highs(h: highspy.Highs) -> CanonicalModel:
     """A CanonicalModel of the model held by a Highs instance."""
     import highspy
+    import scipy.sparse as sp  # imported when used: reading files needs none
 
     hm = h.getModel()
     lp = hm.lp_

@@ -96,7 +96,8 @@ class _Reader:
 
     def objective(self, toks: list[str]) -> None:
         """The objective's terms (a label first, maybe)."""
-        obj, get, var = self.b.obj, self.index.get, self.b.var
+        obj, index = self.b.obj, self.index
+        get = index.get
         n, i = len(toks), 0
         if n and toks[0][-1] == ":":
             self.labels.append(toks[0][:-1])
@@ -120,20 +121,23 @@ class _Reader:
                 i += 1
                 t = toks[i]
             elif t == "[":
+                self.b.sync()
                 i = self.quadratic(toks, i + 1, -1.0 if neg else 1.0, None)
                 continue
             else:
                 coef = -1.0 if neg else 1.0
             k = get(t)
-            if k is None:
-                k = var(t)  # its name is checked with the others, at the end
+            if k is None:  # a new variable (named with the others, and checked, at the end)
+                k = index[t] = len(index)
             obj[k] = obj.get(k, 0.0) + coef
             i += 1
+        self.b.sync()
 
     def constraints(self, toks: list[str]) -> None:
         """Rows of terms, each ended by a comparison and its right-hand side."""
         b = self.b
-        get, var, add_col, add_val = self.index.get, b.var, b.a_cols.append, b.a_vals.append
+        index = self.index
+        get, add_col, add_val = index.get, b.a_cols.append, b.a_vals.append
         names: list[str | None] = []
         senses: list[str] = []
         rhs: list[str] = []
@@ -165,6 +169,7 @@ class _Reader:
                         i += 1
                         t = toks[i]
                     elif t == "[":
+                        b.sync()
                         i = self.quadratic(toks, i + 1, -1.0 if neg else 1.0, row)
                         t = toks[i]
                         if t == "-" or t == "+":
@@ -176,7 +181,9 @@ class _Reader:
                     else:
                         coef = -1.0 if neg else 1.0
                     c = get(t)
-                    add_col(var(t) if c is None else c)
+                    if c is None:
+                        c = index[t] = len(index)
+                    add_col(c)
                     add_val(coef)
                     k += 1
                     t = toks[i + 1]
@@ -200,6 +207,7 @@ class _Reader:
             rhs.append(t)
             ends.append(k)
             row += 1
+        b.sync()
         # The right-hand sides: a number or an infinity word, one sign at most. float() of the
         # joined sign and value is the full reader's sign * value; it would also take "1_0"
         # and "nan", which the full reader refuses.
@@ -397,6 +405,7 @@ def read_fast(text: str, path: str) -> CanonicalModel | None:
                 r.declarations(toks, DECLARED[kind])
         _check_names(r.b.names)
         _check_names(r.labels)
+        r.b.names_checked = True  # each one name token, unique by the builder's index
         return r.b.build()
     except (_Fallback, ValueError, IndexError):  # IndexError: a section ends mid-row
         return None
