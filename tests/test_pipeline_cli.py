@@ -80,3 +80,17 @@ def test_import_seeds_bad_file(tmp_path: Path) -> None:
     counts = json.loads(run_cli("sql", "SELECT status, count(*) AS n FROM documents GROUP BY 1",
                                 "--db", str(db), "--format", "json").stdout)
     assert counts == [{"status": "accepted", "n": 1}]
+
+
+def test_import_seeds_refuses_non_positive_limits(tmp_path: Path) -> None:
+    seeds = tmp_path / "s.jsonl"
+    seeds.write_text('{"problem": "p", "answer": "a"}\n')
+    db = tmp_path / "l.duckdb"
+    for flag in ("--time-limit", "--program-time-limit", "--budget"):
+        for value in ("0", "-5"):
+            r = run_cli("import-seeds", str(seeds), flag, value, "--db", str(db))
+            assert r.returncode == 2, (flag, value, r.stderr)
+            lines = r.stderr.strip().splitlines()
+            assert lines == [f"error: {flag} must be a positive number of seconds, got "
+                             f"{float(value):g}"], r.stderr
+    assert not db.exists()  # nothing was created

@@ -8,7 +8,7 @@ from typing import Annotated
 import typer
 from rich.table import Table
 
-from ortrex.cli import DbOption, _db, app
+from ortrex.cli import DbOption, UsageError, _db, app
 from ortrex.cli.options import (
     DEFAULT_WORKERS,
     CountOption,
@@ -313,6 +313,10 @@ def import_seeds_cmd(
     from ortrex.store import Store
     from ortrex.ui import console, stages
 
+    for flag, value in (("--time-limit", time_limit), ("--program-time-limit",
+                                                        program_time_limit), ("--budget", budget)):
+        if not value > 0:  # a zero or negative limit would make every seed time out
+            raise UsageError(f"{flag} must be a positive number of seconds, got {value:g}")
     scan_seeds(file, skip_bad)  # a malformed file stops here, before the store is touched
     ex = executor(workers, executor_kind, ray_address, cpus_per_task, retries)
     try:

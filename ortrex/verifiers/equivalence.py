@@ -344,11 +344,13 @@ def _check(a: _Side, b: _Side, m: _Map, rel_tol: float) -> str:
     vm = m.var_map
     if vm.size != n or nb.num_vars != n or not one_to_one(vm, n):
         return "the variable map is not a one-to-one map onto B's variables"
-    for what, xa, xb in (("lower bound", na.lb, nb.lb[vm]), ("upper bound", na.ub, nb.ub[vm]),
-                         ("objective coefficient", na.c, nb.c[vm])):
-        bad = ~close(xa, xb, rel_tol)
-        if bad.any():
-            return f"{what} of variable {a.model.var_names[int(np.flatnonzero(bad)[0])]!r}"
+    # Bounds and objective coefficients in one comparison.
+    bad = ~close(np.concatenate([na.lb, na.ub, na.c]),
+                 np.concatenate([nb.lb[vm], nb.ub[vm], nb.c[vm]]), rel_tol)
+    if bad.any():
+        k = int(bad.nonzero()[0][0])
+        what = ("lower bound", "upper bound", "objective coefficient")[k // n]
+        return f"{what} of variable {a.model.var_names[k % n]!r}"
     bad = (na.is_int != nb.is_int[vm]) | (na.semi != nb.semi[vm])
     if bad.any():
         return f"type of variable {a.model.var_names[int(np.flatnonzero(bad)[0])]!r}"

@@ -75,7 +75,8 @@ def rows_match(nx: NormalizedModel, rx: np.ndarray, ny: NormalizedModel, ry: np.
     ok = nx.kind[rx] == ny.kind[ry]
     lo = np.where(sign > 0, nx.rlo[rx], -nx.rhi[rx])
     hi = np.where(sign > 0, nx.rhi[rx], -nx.rlo[rx])
-    ok &= close(lo, ny.rlo[ry], rel_tol) & close(hi, ny.rhi[ry], rel_tol)
+    same = close(np.concatenate([lo, hi]), np.concatenate([ny.rlo[ry], ny.rhi[ry]]), rel_tol)
+    ok &= same[:p] & same[p:]
     ok &= entries_match(
         linear_entries(nx, rx, sign, var_map), linear_entries(ny, ry, np.ones(p), None),
         p, rel_tol)

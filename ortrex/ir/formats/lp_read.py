@@ -148,6 +148,14 @@ class _Parser:
             raise self.error(pos, f"unexpected end of section: expected {what}")
         return self.toks[pos]
 
+    def to_float(self, pos: int, t: str) -> float:
+        """The value of a token that starts like a number (".x" does, and is neither)."""
+        try:
+            return float(t)
+        except ValueError:
+            raise self.error(pos, f"{t!r} is neither a number nor a name (a name cannot start "
+                                  "with a digit or '.')") from None
+
     def number(self, pos: int, what: str) -> tuple[float, int]:
         """A signed number or infinity at ``pos``; returns (value, next position)."""
         sign = 1.0
@@ -158,7 +166,7 @@ class _Parser:
             pos += 1
             t = self.tok(pos, what)
         if t[0] in NUMBER_START:
-            v = float(t)
+            v = self.to_float(pos, t)
         elif t.lower() in INF_WORDS:
             v = INF
         elif t.lower() == "nan":
@@ -213,7 +221,7 @@ class _Parser:
                 pos = self.quadratic(pos + 1, sign, row)
                 continue
             if t[0] in NUMBER_START:
-                coef = sign * float(t)
+                coef = sign * self.to_float(pos, t)
                 pos += 1
                 nxt = toks[pos] if pos < n else ""
                 if nxt and self.is_name(nxt) and not (pos + 1 < n and toks[pos + 1] == ":"):
@@ -271,7 +279,7 @@ class _Parser:
             first = False
             coef = sign
             if t[0] in NUMBER_START:
-                coef = sign * float(t)
+                coef = sign * self.to_float(pos, t)
                 pos += 1
                 t = self.tok(pos, "a variable name")
             if not self.is_name(t):
