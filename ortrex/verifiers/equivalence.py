@@ -478,6 +478,18 @@ def check_equivalence(a: ModelLike, b: ModelLike, *, rel_tol: float = 1e-6,
     deadline = None if time_limit is None else t0 + time_limit
     ma, mb = as_model(a), as_model(b)
     t1 = time.perf_counter()
+    timings = {"load": t1 - t0}
+
+    def done(verdict: str, reason: str, cert: Certificate | None = None) -> EquivalenceResult:
+        timings["total"] = time.perf_counter() - t0
+        return EquivalenceResult(verdict, reason, cert, timings, (ma, mb))
+
+    # The first two counts of _quick_difference, before any normalisation (which keeps every
+    # variable and its integrality): the same verdict and words, without the work.
+    for what, x, y in (("variables", ma.num_vars, mb.num_vars),
+                       ("integer variables", int(ma.integral.sum()), int(mb.integral.sum()))):
+        if x != y:
+            return done(NOT_EQUIVALENT, f"after normalisation: {x} {what} vs {y}")
     own = _own_sides(ma, mb, rel_tol)
     if own is None:  # numbers within tolerance but not equal: one grouping for both models
         p = _prepare(ma, mb, rel_tol)
@@ -485,11 +497,7 @@ def check_equivalence(a: ModelLike, b: ModelLike, *, rel_tol: float = 1e-6,
     else:
         (sa, sb), fn = own, _exact_tokens
     t2 = time.perf_counter()
-    timings = {"load": t1 - t0, "normalise": t2 - t1}
-
-    def done(verdict: str, reason: str, cert: Certificate | None = None) -> EquivalenceResult:
-        timings["total"] = time.perf_counter() - t0
-        return EquivalenceResult(verdict, reason, cert, timings, (ma, mb))
+    timings["normalise"] = t2 - t1
 
     # Counts and multisets of numbers first: most different pairs need no graph at all.
     why = _quick_difference(sa, sb, fn, rel_tol) or _number_difference(sa, sb, fn, rel_tol)
