@@ -265,16 +265,31 @@ def stability_filter(model: CanonicalModel, objective: float, threads: int | Non
 
 
 def lp_relaxation(model: CanonicalModel, objective: float, threads: int | None = None,
-                  time_limit: float | None = None) -> tuple[bool, np.ndarray | None, float]:
-    """Solve the LP relaxation of a MILP: (integral with the same optimum?, its x, seconds)."""
+                  time_limit: float | None = None, solved: SolveResult | None = None
+                  ) -> tuple[bool, np.ndarray | None, float]:
+    """Solve the LP relaxation of a MILP: (integral with the same optimum?, its x, seconds).
+
+    ``solved``: the relaxation already solved by Gurobi on the model of its MIP solve (see
+    ``solve_gurobi``). Its optimum settles a relaxation that is weaker than the MIP (the
+    verdict is then "not integral" whatever vertex an LP solver returns). When the two optima
+    agree, which optimal vertex comes back decides "integral", and LP solvers break such ties
+    differently, so HiGHS decides as it always has (also when Gurobi gave no optimum).
+    """
+    spent = 0.0
+    if solved is not None:
+        spent = solved.runtime_s
+        if solved.status is SolveStatus.OPTIMAL and solved.x is not None and \
+                not objectives_agree(solved.objective, objective):  # type: ignore[arg-type]
+            return False, solved.x, spent
     # Semi variables relax to [min(lb, 0), max(ub, 0)] (their 0 joins the range).
     relaxed = model.replace(validate=False, var_types=np.full(model.num_vars, "C"),
                             lb=np.where(model.semi, np.minimum(model.lb, 0.0), model.lb),
                             ub=np.where(model.semi, np.maximum(model.ub, 0.0), model.ub))
     r = solve_highs(relaxed, time_limit=time_limit, keep_solution=True, threads=threads)
+    spent += r.runtime_s
     if r.status is not SolveStatus.OPTIMAL or r.x is None:
-        return False, None, r.runtime_s
+        return False, None, spent
     ints = model.integral
     integral = bool(np.all(np.abs(r.x[ints] - np.round(r.x[ints])) <= 1e-6))
     same = objectives_agree(r.objective, objective)  # type: ignore[arg-type]
-    return integral and same, r.x, r.runtime_s
+    return integral and same, r.x, spent

@@ -53,11 +53,14 @@ class SolveResult:
     # At a time limit: the best proven bound and the best solution's objective found so far.
     bound: float | None = None
     incumbent: float | None = None
+    # A MIP's LP relaxation when the caller asked for it (see ``solve_gurobi``).
+    relaxation: SolveResult | None = field(default=None, repr=False, compare=False)
 
     def to_dict(self) -> dict[str, Any]:
-        """JSON-friendly dict without the solution vector."""
-        d = asdict(self)
+        """JSON-friendly dict without the solution vector (nor the relaxation)."""
+        d = asdict(replace(self, x=None, relaxation=None))
         d.pop("x")
+        d.pop("relaxation")
         d["status"] = self.status.value
         return d
 
@@ -215,13 +218,16 @@ def _gurobi_env(threads: int | None) -> Any:
 
 def solve_gurobi(model: CanonicalModel, time_limit: float | None = None,
                  keep_solution: bool = False, threads: int | None = None,
-                 heuristics: bool = True, start: np.ndarray | None = None) -> SolveResult:
+                 heuristics: bool = True, start: np.ndarray | None = None,
+                 relaxation: bool = False) -> SolveResult:
     """Solve with Gurobi in process; models over the licence's size limit are
     ``skipped_license`` (an explicit status, never a failure and never a pass).
 
     ``heuristics=False`` sets Gurobi's heuristic effort to zero; ``start`` is a MIP start
     (values of the model's variables), which only seeds the incumbent: the optimum is still
-    proven by the search."""
+    proven by the search. ``relaxation``: once a linear MIP is solved to optimality, its LP
+    relaxation is solved too, on the same Gurobi model with every variable made continuous
+    (``SolveResult.relaxation``, with its solution), which saves building a second model."""
     try:
         import gurobipy as gp
         from gurobipy import GRB
@@ -265,7 +271,11 @@ def solve_gurobi(model: CanonicalModel, time_limit: float | None = None,
         if status == GRB.OPTIMAL:
             x = np.array(gm.getAttr("X", gm.getVars()[: model.num_vars])) if keep_solution \
                 else None
-            return result(SolveStatus.OPTIMAL, float(gm.ObjVal), x=x, **effort)
+            done = result(SolveStatus.OPTIMAL, float(gm.ObjVal), x=x, **effort)
+            if relaxation and model.is_mip and not (model.has_quadratic_objective or
+                                                    model.has_quadratic_rows):
+                done = replace(done, relaxation=_gurobi_relaxation(gm, model, version))
+            return done
         statuses = {GRB.INFEASIBLE: SolveStatus.INFEASIBLE, GRB.UNBOUNDED: SolveStatus.UNBOUNDED,
                     GRB.INF_OR_UNBD: SolveStatus.INFEASIBLE_OR_UNBOUNDED,
                     GRB.TIME_LIMIT: SolveStatus.TIME_LIMIT}
@@ -279,6 +289,30 @@ def solve_gurobi(model: CanonicalModel, time_limit: float | None = None,
         return result(SolveStatus.ERROR, message=f"Gurobi status {status}", **effort)
     finally:
         gm.dispose()
+
+
+def _gurobi_relaxation(gm: Any, model: CanonicalModel, version: str) -> SolveResult:
+    """The LP relaxation of a solved linear MIP, on its own Gurobi model: every variable
+    continuous, bounds reset to the model's (Gurobi rounded those of integer variables) and a
+    semi variable's range widened to take its 0."""
+    from gurobipy import GRB
+
+    start = time.perf_counter()
+    n = model.num_vars
+    vars_ = gm.getVars()[:n]
+    lb = np.where(model.semi, np.minimum(model.lb, 0.0), model.lb)
+    ub = np.where(model.semi, np.maximum(model.ub, 0.0), model.ub)
+    gm.setAttr("VType", vars_, ["C"] * n)
+    gm.setAttr("LB", vars_, np.clip(lb, -GRB.INFINITY, GRB.INFINITY).tolist())
+    gm.setAttr("UB", vars_, np.clip(ub, -GRB.INFINITY, GRB.INFINITY).tolist())
+    gm.optimize()
+    if gm.Status == GRB.OPTIMAL:
+        return SolveResult("gurobi", SolveStatus.OPTIMAL, float(gm.ObjVal),
+                           time.perf_counter() - start, "LP relaxation", version,
+                           iterations=int(gm.IterCount),
+                           x=np.array(gm.getAttr("X", vars_)))
+    return SolveResult("gurobi", SolveStatus.ERROR, None, time.perf_counter() - start,
+                       f"LP relaxation: Gurobi status {gm.Status}", version)
 
 
 SOLVERS = {"highs": solve_highs, "gurobi": solve_gurobi}
