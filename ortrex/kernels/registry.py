@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import functools
 import importlib
+import importlib.util
 import os
 from dataclasses import dataclass
 from types import ModuleType
@@ -65,10 +66,7 @@ def triton_status() -> tuple[bool, str]:
         return True, f"CUDA device {torch.cuda.get_device_name(0)}"
     if utils.interpreting():
         # A kernel is compiled or interpreted according to the variable at import time.
-        from ortrex.kernels import swiglu_limit
-
-        kernel = swiglu_limit._limited_swiglu_forward_kernel
-        if type(kernel).__name__ != "InterpretedFunction":
+        if type(utils.cast_rtne).__name__ != "InterpretedFunction":
             return False, ("TRITON_INTERPRET=1 was set after ortrex.kernels was imported; "
                            "set it before the import")
         return True, ("no CUDA device; TRITON_INTERPRET=1 runs the kernels in Triton's CPU "
@@ -139,9 +137,7 @@ def explain(requested: str | None = None) -> list[OpChoice]:
 
 def liger_status(name: str) -> tuple[bool, str]:
     """Whether Liger's DeepSeek-V4 patch can be composed with backend ``name``, and why."""
-    try:
-        importlib.import_module("liger_kernel")
-    except ImportError:
+    if importlib.util.find_spec("liger_kernel") is None:
         return False, "liger-kernel is not installed (pip install -e '.[kernels]')"
     if name == "eager":
         return False, "Liger's kernels are Triton kernels; the eager backend does not run them"
