@@ -1,4 +1,4 @@
-"""``ortrex kernels info``: which backend runs each fused DeepSeek-V4 op on this machine, and why."""
+"""`ortrex kernels info`: which backend runs each fused DeepSeek-V4 op here, and why."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""RMSNorm: weightless and weighted, Triton (interpreter) vs the reference, HF and fp64 gradcheck."""
+"""RMSNorm, weightless and weighted: Triton (interpreter) vs the reference, HF, fp64 gradcheck."""
 
 from __future__ import annotations
 
