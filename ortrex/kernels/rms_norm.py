@@ -65,7 +65,7 @@ def _rms_norm_forward_kernel(X, W, Y, RSTD, n_rows, n_cols, stride_x, stride_y, 
         x = tl.load(X + rows[:, None] * stride_x + cols[None, :], mask=mask, other=0.0)
         x = x.to(tl.float32)
         sq += x * x
-    rstd = 1.0 / tl.sqrt(tl.sum(sq, axis=1) / n_cols + eps)
+    rstd = tl.rsqrt(tl.sum(sq, axis=1) / n_cols + eps)
     tl.store(RSTD + rows, rstd, mask=rmask)
     if not HAS_WEIGHT:
         # The HF chain: rstd rounded to the input dtype, the product rounded once.
