@@ -79,17 +79,27 @@ def test_class_level_patch_reaches_models_built_afterwards():
     assert not {type(m).__name__ for m in tiny_v4_model().modules()} & OURS
 
 
-@pytest.mark.parametrize("backend", ["eager", "triton"])
-def test_same_loss_and_gradients(backend):
+@pytest.mark.parametrize("backend,variant", [("eager", ""), ("triton", ""),
+                                             ("triton", "weighted_rms_norm"),
+                                             ("triton", "gradient_checkpointing")])
+def test_same_loss_and_gradients(backend, variant):
     model, ids = tiny_v4_model(), _batch()
+    if variant == "gradient_checkpointing":  # the in-place RoPE runs again in the recompute
+        model.activation_checkpointing_enable()
+        model.train()
     l0, g0, _ = _step(model, ids)
-    apply_ortrex_kernels(model, backend=backend, liger=False)
+    apply_ortrex_kernels(model, backend=backend, liger=False,
+                         weighted_rms_norm=variant == "weighted_rms_norm")
     l1, g1, fn = _step(model, ids)
     _assert_same(l0, g0, l1, g1)
-    if backend == "triton":  # the fused ops really ran: their backward nodes are in the graph
+    if backend == "triton" and variant != "gradient_checkpointing":
+        # the fused ops really ran: their backward nodes are in the graph
         assert {"LimitedSwiGLUFunctionBackward", "LimitedSwiGLUPackedFunctionBackward",
                 "RMSNormFunctionBackward", "RoPEFunctionBackward", "MoePermuteFunctionBackward",
                 "MoeUnpermuteFunctionBackward"} <= _graph_nodes(fn)
+    if variant == "weighted_rms_norm":
+        kinds = {type(m) for m in model.modules()}
+        assert v4.OrtrexDeepseekV4RMSNorm in kinds and v4.HF_NORM not in kinds
 
 
 def test_twenty_adamw_steps_give_the_same_loss_curve():
