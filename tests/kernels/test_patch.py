@@ -116,9 +116,9 @@ def test_twenty_adamw_steps_give_the_same_loss_curve():
             losses.append(loss.item())
         return torch.tensor(losses)
 
-    # two layers (sliding + hash-routed MoE, CSA + top-k MoE): the interpreter is slow
+    # two layers (sliding + hash-routed MoE, HCA + top-k MoE): the interpreter is slow
     small = dict(num_hidden_layers=2, layer_types=["sliding_attention",
-                                                   "compressed_sparse_attention"],
+                                                   "heavily_compressed_attention"],
                  mlp_layer_types=["hash_moe", "moe"])
     plain = curve(tiny_v4_model(**small))  # before the patch: RoPE is replaced module-wide
     model = tiny_v4_model(**small)
