@@ -116,7 +116,8 @@ _FAILURE = {"no_code": "output_contract", "no_model": "output_contract", "syntax
 def program_diagnoses(findings: list[tuple[str, int, str]], failure: str | None,
                       detail: str, printed: bool) -> list[Diagnosis]:
     """Mistakes of the program itself: static findings ``(code, line, message)``, the scoring
-    failure class and whether it printed its ``OPTIMAL_OBJECTIVE`` line."""
+    failure class (None: it ran and left a model) and whether it printed its
+    ``OPTIMAL_OBJECTIVE`` line."""
     out = [Diagnosis(_STATIC.get(code, "code_error"), "program", None, None,
                      f"line {line}: {msg}", {"finding": code}) for code, line, msg in findings]
     if failure is not None:
@@ -126,8 +127,7 @@ def program_diagnoses(findings: list[tuple[str, int, str]], failure: str | None,
         if mistake is not None:
             out.append(Diagnosis(mistake, "program", None, None, detail or failure,
                                  {"failure": failure}))
-    if not printed and failure not in ("no_code", "syntax", "timeout") and \
-            not (failure or "").startswith("runtime:"):
+    if not printed and failure is None:  # it ran to the end and printed no optimum
         out.append(Diagnosis("output_contract", "program", None, None,
                              "the program does not print OPTIMAL_OBJECTIVE: <value>",
                              {"finding": "no-print"}))
@@ -494,7 +494,7 @@ class _Diff:
             else:
                 matched_ref.add(hit)
         seen_ref |= matched_ref
-        found: dict[tuple[str, str], list[str]] = defaultdict(list)
+        found: dict[tuple[str, str], list[tuple[str, str]]] = defaultdict(list)
         # Same terms, other numbers or sense.
         still: list[int] = []
         for ci in left:
@@ -507,9 +507,9 @@ class _Diff:
             k = cands[0]
             seen_ref.add(k)
             r = ref_rows[k]
-            found[(self._row_mistake(r, c, fam_of[k]), fam_of[k])].append(
+            found[(self._row_mistake(r, c, fam_of[k]), fam_of[k])].append((
                 f"{r.name}: {self.term_text(r)} in the verified model, {self.term_text(c)} "
-                "in the answer")
+                "in the answer", family_of(c.name)))
         # Other terms: the best overlapping row left.
         extra: list[int] = []
         for ci in still:
@@ -538,16 +538,17 @@ class _Diff:
             what = "; ".join(x for x in (
                 f"terms of {', '.join(lack)} missing" if lack else "",
                 f"terms of {', '.join(more)} added" if more else "") if x)
-            found[(mistake, fam)].append(f"{r.name}: {what or 'terms differ'}: "
-                                         f"{self.term_text(r)} in the verified model, "
-                                         f"{self.term_text(c)} in the answer")
+            found[(mistake, fam)].append((f"{r.name}: {what or 'terms differ'}: "
+                                          f"{self.term_text(r)} in the verified model, "
+                                          f"{self.term_text(c)} in the answer",
+                                          family_of(c.name)))
         totals: dict[str, int] = defaultdict(int)
         for f in fam_of:
             totals[f] += 1
         for (mistake, fam), ex in found.items():
             self.add(mistake, "constraint", fam,
                      f"{self.label(fam)}: {len(ex)} of its {totals[fam]} rows differ; "
-                     f"e.g. {ex[0]}", count=len(ex))
+                     f"for instance {ex[0][0]}", count=len(ex), answer_prefix=ex[0][1])
         # Rows the answer does not have.
         gone: dict[str, list[int]] = defaultdict(list)
         for k in range(len(ref_rows)):
