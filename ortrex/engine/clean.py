@@ -150,19 +150,36 @@ def repair_messages(problem: Problem, program: str | None, diagnoses: list[Diagn
 _DOMAIN = {"C": "continuous", "I": "integer", "B": "binary"}
 
 
+def _bound_words(sm: SemanticModel, v: Any) -> str:
+    from ortrex.ir.expr import Param, as_expr
+
+    parts = []
+    for side, b in (("at least", v.lb), ("at most", v.ub)):
+        if isinstance(b, (int, float)):
+            if math.isfinite(b):
+                parts.append(f"{side} {b:g}")
+            continue
+        names = [x.name for x in as_expr(b).walk() if isinstance(x, Param)]
+        parts += [f"{side} the {sm.param_map[n].description}" for n in names[:1]]
+    return ", ".join(parts) or "none"
+
+
 def caution(sm: SemanticModel, d: Diagnosis) -> str:
     """What a diagnosis teaches, as a sentence of Clean-CoT reasoning (in the model's terms)."""
+    from ortrex.render.telling import plain
+
     fam = d.family or ""
     v = sm.var_map.get(fam)
     c = next((x for x in sm.constraints if x.name == fam), None)
-    what = (v.description if v else c.meaning if c else "").rstrip(".")
+    what = (plain(sm, v.description, v.dims) if v else c.meaning if c else "").rstrip(".")
     m = d.mistake
     if m == "domain" and v is not None:
         return (f"{fam} is {_DOMAIN[v.vtype]}: {what}; declaring it "
                 f"{' or '.join(_DOMAIN.get(g, g) for g in d.details.get('got', []))} "
                 "changes the problem.")
     if m == "bounds" and v is not None:
-        return f"{fam} keeps the bounds the data gives it ({what}), no more and no less."
+        return (f"{fam} ({what}) keeps exactly the bounds the data gives it: "
+                f"{_bound_words(sm, v)}.")
     if m == "objective_sense":
         return (f"The goal is to {'minimise' if sm.objective.sense == 'min' else 'maximise'} "
                 f"the {sm.objective.description}, not the opposite.")

@@ -188,7 +188,6 @@ def run_distill(store: Store, spec: DistillSpec, progress: Progress | None = Non
         "SELECT document_id, sample FROM answers WHERE run_id = ?", [run_id]).to_dicts()}
     todo = [(p, s) for p in problems for s in range(spec.sampling.k)
             if (p.document_id, s) not in done]
-    start_run(store, run_id, "distill", spec.settings())
     os.environ.setdefault("OMP_NUM_THREADS", "1")
     stats: Counter[str] = Counter()
     rows = Rows()
@@ -253,7 +252,8 @@ async def _distill(store: Store, spec: DistillSpec, todo: list[tuple[Problem, in
             progress(count[0], total, ", ".join(f"{k} {v}" for k, v in outcomes.most_common(4)))
 
     try:
-        await client.check()
+        await client.check()  # before anything is written: a bad endpoint leaves no trace
+        start_run(store, spec.run_id, "distill", spec.settings())
         if progress:
             progress(count[0], total, "")
         await asyncio.gather(*(one(p, s) for p, s in todo))

@@ -199,13 +199,11 @@ def run_clean(store: Store, spec: CleanSpec, progress: Progress | None = None
               ) -> dict[str, Any]:
     """Clean every selected answer (or resume); the stage table and summary."""
     answers = select_answers(store, spec)
-    start_run(store, spec.run_id, "clean", spec.settings())
     os.environ.setdefault("OMP_NUM_THREADS", "1")
     rows = Rows()
     t0 = time.perf_counter()
     try:
-        if answers:
-            asyncio.run(_clean(store, spec, answers, rows, progress))
+        asyncio.run(_clean(store, spec, answers, rows, progress))
     finally:
         rows.flush(store)
     table = stage_table(store, spec.run_id)
@@ -255,10 +253,12 @@ async def _clean(store: Store, spec: CleanSpec, answers: list[Answer], rows: Row
             progress(done[0], len(answers), ", ".join(f"{k} {v}" for k, v in tally.items()))
 
     try:
+        # The endpoint and both models are checked before anything is written.
         if repairer is not None:
             await repairer.check()
-        if reviewer is not None and reviewer is not repairer:
+        if reviewer is not None:
             await reviewer.check()
+        start_run(store, spec.run_id, "clean", spec.settings())
         if progress:
             progress(0, len(answers), "")
         await asyncio.gather(*(one(a) for a in answers))

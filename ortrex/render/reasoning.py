@@ -551,7 +551,11 @@ class _Writer:
         elif rows:
             out.append(self.say("example", r=self.g.row_names[rows[0]],
                                 text=self.row_text(rows[0])))
-        if c.role in PHRASES and c.role not in ("balance", "ratio"):
+        # A role's sentence where its usual sense holds (a demand met exactly is an equation).
+        usual = {"capacity": "<=", "demand": ">=", "covering": ">=", "packing": "<=",
+                 "budget": "<="}
+        if c.role in PHRASES and c.role not in ("balance", "ratio") and \
+                usual.get(c.role, c.sense) == c.sense:
             out.insert(self.rng.randint(1, len(out)), self.say(c.role))
         out += self.explain(c, rows)
         return " ".join(out)

@@ -6,6 +6,9 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import replace
+from pathlib import Path
+
+import pytest
 
 from ortrex.ir.expr import Cond, P, V, total
 from ortrex.ir.semantic import ConstraintFamily, ObjectiveSpec, SemanticModel
@@ -88,3 +91,22 @@ def flawed_program(sm: SemanticModel, mistake: str) -> str:
     if mistake in SEMANTIC:
         return program(SEMANTIC[mistake][1](sm))
     return PROGRAM[mistake][1](program(sm))
+
+
+def shared_store(factory: pytest.TempPathFactory, name: str,
+                 build: Callable[[Path], None]) -> Path:
+    """A store built once per test session, whichever xdist worker asks first (the others
+    wait on a file lock and reuse it); callers copy it before writing."""
+    import fcntl
+    import os
+
+    base = factory.getbasetemp()
+    root = base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base
+    db = root / f"{name}.duckdb"
+    with open(root / f"{name}.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if not (root / f"{name}.done").exists():
+            db.unlink(missing_ok=True)
+            build(db)
+            (root / f"{name}.done").write_text("ok")
+    return db

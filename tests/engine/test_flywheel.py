@@ -17,10 +17,15 @@ import pytest
 from ortrex.engine.answers import Problem, problem_rows
 from ortrex.store import Store
 from tests.conftest import run_cli
-from tests.engine.flaws import PROGRAM, SEMANTIC, answer, flawed_program, program
+from tests.engine.flaws import (
+    PROGRAM,
+    SEMANTIC,
+    answer,
+    flawed_program,
+    program,
+    shared_store,
+)
 from tests.evaluation.openai_server import Server, State, key_of, question_of
-
-pytestmark = pytest.mark.xdist_group("flywheel")
 
 FAMILIES = ("transportation", "blending", "production_planning")
 # Which problem of each family (in id order) gets which mistake.
@@ -57,13 +62,15 @@ def ortrex_sql(db: Path, query: str) -> list[dict[str, Any]]:
 
 @pytest.fixture(scope="module")
 def corpus(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A small verified corpus: 6 instances of 3 families, an SFT example per form."""
-    db = tmp_path_factory.mktemp("flywheel") / "corpus.duckdb"
-    r = run_cli("pipeline", "--count", "6", "--families", ",".join(FAMILIES), "--kinds", "sft",
-                "--size", "small", "--workers", "2", "--seed", "1", "--db", str(db),
-                timeout=600)
-    assert r.returncode == 0, r.stderr
-    return db
+    """A small verified corpus: 6 instances of 3 families, an SFT example per form (built once
+    per session)."""
+    def build(db: Path) -> None:
+        r = run_cli("pipeline", "--count", "6", "--families", ",".join(FAMILIES), "--kinds",
+                    "sft", "--size", "small", "--workers", "2", "--seed", "1", "--db", str(db),
+                    timeout=600)
+        assert r.returncode == 0, r.stderr
+
+    return shared_store(tmp_path_factory, "flywheel-corpus", build)
 
 
 def _problems(db: Path) -> dict[str, list[Problem]]:
@@ -123,30 +130,26 @@ class Scenario:
         return "unexpected prompt"
 
 
-@pytest.fixture(scope="module")
-def distilled(corpus: Path, tmp_path_factory: pytest.TempPathFactory
-              ) -> tuple[Path, Scenario, State, str]:
-    """The corpus after ``ortrex distill`` of the flawed model (the server kept running for
-    ``ortrex clean``)."""
+def test_distill_then_clean(corpus: Path, tmp_path: Path) -> None:
+    """One flow (the server keeps its counts): distill, then clean, then a rerun of clean."""
     import shutil
 
-    db = tmp_path_factory.mktemp("distilled") / "s.duckdb"
+    db = tmp_path / "s.duckdb"
     shutil.copy(corpus, db)
     scenario = Scenario(_problems(db))
     state = State({})
     state.scripts = {"flawed": scenario.flawed, "tutor": scenario.tutor}
-    srv = Server(state).__enter__()
-    r = run_cli("distill", "--base-url", srv.url, "--model", "flawed", "--db", str(db),
-                "--workers", "2", "--exec-timeout", "20", timeout=600)
-    assert r.returncode == 0, r.stderr
-    assert "answers by mistake class" in r.stdout
-    yield db, scenario, state, srv.url
-    srv.__exit__(None, None, None)
+    with Server(state) as srv:
+        r = run_cli("distill", "--base-url", srv.url, "--model", "flawed", "--db", str(db),
+                    "--workers", "2", "--exec-timeout", "20", timeout=600)
+        assert r.returncode == 0, r.stderr
+        assert "answers by mistake class" in r.stdout
+        check_distill(db, scenario, state)
+        check_clean(db, scenario, state, srv.url)
 
 
-def test_distill_diagnoses_every_class_in_its_family(distilled: tuple[Path, Scenario, State,
-                                                                       str]) -> None:
-    db, scenario, state, _ = distilled
+def check_distill(db: Path, scenario: Scenario, state: State) -> None:
+    """Every class diagnosed in its family; which mistakes the model makes; lineage."""
     answers = sql(db, "SELECT a.id, a.outcome, a.mistake, a.prompt, a.failure FROM answers a")
     assert len(answers) == len(scenario.answers)
     right = [a for a in answers if a["outcome"] == "passed"]
@@ -180,9 +183,9 @@ def test_distill_diagnoses_every_class_in_its_family(distilled: tuple[Path, Scen
     assert state.by_model["flawed"] == len(scenario.answers)
 
 
-def test_clean_repairs_reviews_validates_and_exports(distilled: tuple[Path, Scenario, State,
-                                                                      str]) -> None:
-    db, scenario, state, url = distilled
+def check_clean(db: Path, scenario: Scenario, state: State, url: str) -> None:
+    """Repairs (deterministic and served), reviews with reasons, validation, export, the stage
+    table, lineage, the thinking channel, a resumed rerun."""
     r = run_cli("clean", "--base-url", url, "--model", "tutor", "--db", str(db), "--workers",
                 "2", "--max-rounds", "2", "--exec-timeout", "20", timeout=600)
     assert r.returncode == 0, r.stderr
