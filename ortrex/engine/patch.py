@@ -78,6 +78,7 @@ class _Source:
             if b == 10:
                 self.starts.append(k + 1)
         self.edits: list[tuple[int, int, str]] = []
+        self.adds: dict[int, tuple[str, list[str]]] = {}  # offset -> (separator, keywords)
 
     def off(self, line: int, col: int) -> int:
         return self.starts[line - 1] + col
@@ -103,9 +104,12 @@ class _Source:
         close = b - 1  # the call's closing parenthesis
         before = self.text(a, close).rstrip()
         sep = " " if before.endswith((",", "(")) else ", "
-        self.edits.append((close, close, f"{sep}{arg}={new}"))
+        self.adds.setdefault(close, (sep, []))[1].append(f"{arg}={new}")
 
     def result(self) -> str:
+        for at, (sep, kws) in self.adds.items():
+            self.edits.append((at, at, sep + ", ".join(kws)))
+        self.adds = {}
         out = self.data
         for a, b, new in sorted(self.edits, key=lambda e: (-e[0], -e[1])):
             out = out[:a] + new.encode("utf-8") + out[b:]

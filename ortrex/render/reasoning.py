@@ -170,7 +170,7 @@ PHRASES: dict[str, tuple[str, ...]] = {
         "Indexed by {each}{where}: {n} {rows}. Plugging in the numbers, {r} is {text}.",
         "{r} shows the pattern ({n} {rows}, by {each}{where}): {text}.",
         "There are {n} such {rows} ({each}{where}); {r} reads {text}.",
-        "Grounded, {c} has {n} {rows} by {each}{where}, for instance {text}."),
+        "Grounded, {c} has {n} {rows} by {each}{where}; {r} is {text}."),
     "capacity": (
         "A limit: the left side is what the {ents} use, the right side what is available.",
         "Use stays within what is available, so {c} is a less-or-equal row.",
@@ -212,7 +212,7 @@ PHRASES: dict[str, tuple[str, ...]] = {
         "With the data, {r} reads {text}.",
         "Take {r}: {text}.",
         "The row {r} becomes {text}.",
-        "In numbers: {text}."),
+        "In numbers, {r}: {text}."),
     "ratio": (
         "An average or share is a ratio of two sums; the total is positive, so multiplying "
         "both sides by it keeps {c} linear, and each coefficient becomes the content minus the "
