@@ -303,21 +303,12 @@ class _Diff:
 
     def term_text(self, row: _Row, limit: int = 4) -> str:
         """The row as the model wrote it, its first ``limit`` terms."""
+        from ortrex.render.data import row_text
+
         vals, lo, hi = row.raw
-        text = ""
-        for k, ((q, i, j), v) in enumerate(list(zip(row.key, vals, strict=True))[:limit]):
-            name = self.names[i] if q == 0 else f"{self.names[i]}*{self.names[j]}"
-            sign = "-" if v < 0 else "+"
-            coef = "" if _close(abs(v), 1.0) else f"{_num(abs(v))} "
-            text += (("-" if v < 0 else "") if k == 0 else f" {sign} ") + coef + name
-        text += " + ..." if len(row.key) > limit else ""
-        if lo == hi:
-            return f"{text} = {_num(lo)}"
-        if math.isinf(hi):
-            return f"{text} >= {_num(lo)}"
-        if math.isinf(lo):
-            return f"{text} <= {_num(hi)}"
-        return f"{text} in [{_num(lo)}, {_num(hi)}]"
+        terms = [(self.names[i] if q == 0 else f"{self.names[i]}*{self.names[j]}", float(v))
+                 for (q, i, j), v in list(zip(row.key, vals, strict=True))[:limit]]
+        return row_text(terms, lo, hi, " + ..." if len(row.key) > limit else "", fmt=_num)
 
     # -------------------------------------------------------------- columns
     def columns(self) -> None:

@@ -26,7 +26,7 @@ from typing import Any
 import numpy as np
 
 from ortrex.ir.semantic import SemanticModel
-from ortrex.render.data import number
+from ortrex.render.data import number, readable
 from ortrex.render.language import article, plural, unit
 from ortrex.render.reasoning import reasoning
 from ortrex.render.statement import Statement
@@ -135,10 +135,7 @@ def _agreeing(template: str, words: Words, v: float) -> str:
 
 def _fmt(v: float) -> str:
     """A value as a reader wants it: solver noise gone (``45.999999`` is ``46``)."""
-    r = round(v)
-    if abs(v - r) <= 1e-6 * max(1.0, abs(v)):
-        return number(float(r) + 0.0)
-    return number(round(v, 4) + 0.0)
+    return readable(v, 4, 1e-6)
 
 
 def walkthrough(sm: SemanticModel) -> str:

@@ -26,7 +26,8 @@ from ortrex.ir.canonical import CanonicalModel
 from ortrex.ir.expr import Cond, Param, Var, as_expr, expand
 from ortrex.ir.roles import MODELLERS
 from ortrex.ir.semantic import ConstraintFamily, SemanticModel, VariableFamily
-from ortrex.render.data import number
+from ortrex.render.data import readable as _fmt
+from ortrex.render.data import row_text
 from ortrex.render.language import article, capital, count, join, plural, unit
 from ortrex.render.telling import entity, plain
 
@@ -294,13 +295,6 @@ class _Ctx(dict):  # type: ignore[type-arg]
         raise KeyError(key)
 
 
-def _fmt(v: float) -> str:
-    r = round(v)
-    if abs(v - r) <= 1e-9 * max(1.0, abs(v)):
-        return number(float(r) + 0.0)
-    return number(round(v, 6) + 0.0)
-
-
 def _quote(sentence: str) -> str:
     return f"\u201c{sentence.strip()}\u201d"
 
@@ -427,25 +421,12 @@ class _Writer:
     def row_text(self, k: int, limit: int = 2) -> str:
         """Row ``k`` of the grounded model written out with its numbers."""
         A = self.g.A
-        lo, hi = float(self.g.row_lower[k]), float(self.g.row_upper[k])
         idx = A.indices[A.indptr[k]:A.indptr[k + 1]]
         val = A.data[A.indptr[k]:A.indptr[k + 1]]
-        text = ""
-        for n, (j, v) in enumerate(list(zip(idx, val, strict=True))[:limit]):
-            name = self.g.var_names[int(j)]
-            coef = "" if abs(abs(v) - 1) < 1e-12 else f"{_fmt(abs(float(v)))} "
-            text += (("-" if v < 0 else "") + coef + name) if n == 0 else \
-                f" {'-' if v < 0 else '+'} {coef}{name}"
-        if len(idx) > limit:
-            text += " + \u2026"
-        le, ge, eq = self._rel
-        if lo == hi:
-            return f"{text} {eq} {_fmt(lo)}"
-        if math.isinf(hi):
-            return f"{text} {ge} {_fmt(lo)}"
-        if math.isinf(lo):
-            return f"{text} {le} {_fmt(hi)}"
-        return f"{_fmt(lo)} {le} {text} {le} {_fmt(hi)}"
+        terms = [(self.g.var_names[int(j)], float(v)) for j, v in zip(idx[:limit], val[:limit],
+                                                                      strict=True)]
+        return row_text(terms, float(self.g.row_lower[k]), float(self.g.row_upper[k]),
+                        " + \u2026" if len(idx) > limit else "", self._rel)
 
     # ------------------------------------------------------------------ sections
     def goal(self) -> str:

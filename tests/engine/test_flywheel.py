@@ -112,8 +112,12 @@ class Scenario:
                 self.answers[key_of(p.question.strip())] = answer(program(p.sm))
         self.reviews: list[str] = []
 
-    def flawed(self, messages: list[dict[str, Any]]) -> str:
-        return self.answers.get(key_of(question_of(messages)), "no answer registered")
+    def flawed(self, messages: list[dict[str, Any]]) -> str | tuple[str, str]:
+        key = key_of(question_of(messages))
+        text = self.answers.get(key, "no answer registered")
+        if self.mistake.get(key) == "ratio":  # a reasoning server: reasoning_content apart
+            return "The blend's average must hold.", text.split("</think>", 1)[1]
+        return text
 
     def tutor(self, messages: list[dict[str, Any]]) -> str:
         text = messages[-1]["content"]
@@ -150,7 +154,8 @@ def test_distill_then_clean(corpus: Path, tmp_path: Path) -> None:
 
 def check_distill(db: Path, scenario: Scenario, state: State) -> None:
     """Every class diagnosed in its family; which mistakes the model makes; lineage."""
-    answers = sql(db, "SELECT a.id, a.outcome, a.mistake, a.prompt, a.failure FROM answers a")
+    answers = sql(db, "SELECT a.id, a.outcome, a.mistake, a.prompt, a.failure, a.reasoning "
+                      "FROM answers a")
     assert len(answers) == len(scenario.answers)
     right = [a for a in answers if a["outcome"] == "passed"]
     assert len(right) == len(scenario.answers) - len(scenario.mistake)
@@ -163,6 +168,9 @@ def check_distill(db: Path, scenario: Scenario, state: State) -> None:
         key = key_of(question_of(prompt))
         mistake = scenario.mistake[key]
         assert a["outcome"] == "mistaken" and a["mistake"] == mistake, (mistake, a)
+        # The reasoning is kept, whether inline or as the server's reasoning_content.
+        assert a["reasoning"] == ("The blend's average must hold." if mistake == "ratio"
+                                  else "Let me model this."), a["reasoning"]
         first = sql(db, f"SELECT mistake, family, role, evidence FROM diagnoses WHERE "
                         f"answer_id = '{a['id']}' ORDER BY seq")[0]
         assert first["mistake"] == mistake and first["family"] == want[mistake][1], first

@@ -13,7 +13,9 @@ Models (the ``model`` field of a request):
 * ``cheat-<name>``: a program that tries to pass without solving the problem (``CHEATS``),
   given the item's true answer (the worst case: a model that memorised it);
 * any name in ``State.scripts``: the reply is what its function returns for the request's
-  messages (a string; bytes are sent as the raw HTTP body, a server's garbage).
+  messages (a string; a (reasoning, content) pair, the reasoning sent as
+  ``reasoning_content`` as reasoning servers do; bytes are sent as the raw HTTP body, a
+  server's garbage).
 
 ``GET /stats`` returns the number of attempts per question (a short hash); ``State.by_model``
 counts requests per model.
@@ -199,7 +201,8 @@ class State:
         self.delay_s = delay_s
         self.attempts: Counter[str] = Counter()
         self.by_model: Counter[str] = Counter()
-        self.scripts: dict[str, Callable[[list[dict[str, Any]]], str | bytes]] = {}
+        self.scripts: dict[str, Callable[[list[dict[str, Any]]],
+                                         str | bytes | tuple[str, str]]] = {}
         self.lock = threading.Lock()
 
     def set_answers(self, answers: dict[str, str]) -> None:
@@ -251,8 +254,11 @@ def _handler(state: State) -> type[BaseHTTPRequestHandler]:
                 attempt = state.attempts[key]
             if state.delay_s:
                 time.sleep(state.delay_s)
+            reasoning = None
             if model in state.scripts:
                 got = state.scripts[model](req["messages"])
+                if isinstance(got, tuple):
+                    reasoning, got = got
                 if isinstance(got, bytes):  # garbage: a body that is no completion
                     self.send_response(200)
                     self.send_header("Content-Type", "application/json")
@@ -280,7 +286,9 @@ def _handler(state: State) -> type[BaseHTTPRequestHandler]:
                 "id": f"cmpl-{key}-{attempt}", "object": "chat.completion", "created": 0,
                 "model": model,
                 "choices": [{"index": 0, "finish_reason": "stop",
-                             "message": {"role": "assistant", "content": text}}],
+                             "message": {"role": "assistant", "content": text,
+                                         **({"reasoning_content": reasoning}
+                                            if reasoning else {})}}],
                 "usage": {"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2}})
 
     return Handler
