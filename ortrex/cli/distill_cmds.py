@@ -17,9 +17,12 @@ from ortrex.cli.options import DEFAULT_WORKERS
 BaseUrl = Annotated[str | None, typer.Option(help="OpenAI-compatible base URL, e.g. "
                                              "http://localhost:8000/v1.", show_default=False)]
 Model = Annotated[str | None, typer.Option(help="Served model name.", show_default=False)]
-From = Annotated[str | None, typer.Option(
-    "--from", help="SQL filter selecting what to work on (see the README).",
-    show_default=False)]
+ProblemsFrom = Annotated[str | None, typer.Option(
+    "--from", help="SQL filter over the problems: family, form, domain, difficulty_band, "
+    "n_vars, n_rows, objective, style, document_id, instance_id.", show_default=False)]
+AnswersFrom = Annotated[str | None, typer.Option(
+    "--from", help="SQL filter over the answers: model, family, form, mistake, sample, "
+    "document_id, run_id.", show_default=False)]
 Limit = Annotated[int | None, typer.Option(min=1, help="At most N items.", show_default=False)]
 Workers = Annotated[int, typer.Option(min=1, help="Sandboxes scoring in parallel.")]
 Concurrency = Annotated[int, typer.Option(min=1, help="Requests in flight.")]
@@ -70,7 +73,7 @@ def _store(db: Path | None) -> object:
 def distill_cmd(
     base_url: BaseUrl = None,
     model: Model = None,
-    where: From = None,
+    where: ProblemsFrom = None,
     k: Annotated[int, typer.Option(min=1, help="Answers per problem (sample i uses seed + i).")
                  ] = 1,
     limit: Limit = None,
@@ -139,7 +142,7 @@ def clean_cmd(
     repair: Annotated[str, typer.Option(help="auto (deterministic where every mistake is "
                                         "mechanical, served otherwise), deterministic or "
                                         "served.")] = "auto",
-    where: From = None,
+    where: AnswersFrom = None,
     limit: Limit = None,
     max_rounds: Annotated[int, typer.Option(help="Served repair rounds per answer.")] = 3,
     temperature: Annotated[float, typer.Option(help="Sampling temperature.")] = 0.0,
