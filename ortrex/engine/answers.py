@@ -15,7 +15,8 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any
 
-from ortrex.engine.diagnose import Diagnosis, diagnose_models, ordered, program_diagnoses
+from ortrex.engine.diagnose import Diagnosis, ordered, program_diagnoses
+from ortrex.engine.diff import diagnose_models
 from ortrex.evaluation.benchmarks import Item
 from ortrex.evaluation.prompts import messages
 from ortrex.evaluation.scoring import SandboxPool, extract_program, make_job, score_run

@@ -21,6 +21,7 @@ from tests.engine.flaws import (
     PROGRAM,
     SEMANTIC,
     answer,
+    cli,
     flawed_program,
     program,
     shared_store,
@@ -65,9 +66,8 @@ def corpus(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A small verified corpus: 6 instances of 3 families, an SFT example per form (built once
     per session)."""
     def build(db: Path) -> None:
-        r = run_cli("pipeline", "--count", "6", "--families", ",".join(FAMILIES), "--kinds",
-                    "sft", "--size", "small", "--workers", "2", "--seed", "1", "--db", str(db),
-                    timeout=600)
+        r = cli("pipeline", "--count", "6", "--families", ",".join(FAMILIES), "--kinds", "sft",
+                "--size", "small", "--workers", "1", "--seed", "1", "--db", str(db))
         assert r.returncode == 0, r.stderr
 
     return shared_store(tmp_path_factory, "flywheel-corpus", build)
@@ -252,8 +252,8 @@ def check_clean(db: Path, scenario: Scenario, state: State, url: str) -> None:
         db, f"SELECT * FROM lineage_ancestors('{doc_id}')")}
     assert kinds >= {"review", "repair", "diagnosis", "answer", "document"}
     # Which repairs the reviewer rejects: one query.
-    assert len(ortrex_sql(db, "SELECT reason, count(*) AS n FROM reviews WHERE verdict = "
-                              "'reject' GROUP BY ALL")) >= len(rejected)
+    assert len(sql(db, "SELECT reason, count(*) AS n FROM reviews WHERE verdict = 'reject' "
+                       "GROUP BY ALL")) >= len(rejected)
     # A Clean-CoT example trains its reasoning in the thinking channel: deepseek4 with
     # --enable-thinking (the real tokenizer and template) labels reasoning, </think>, answer.
     from ortrex.export.templates import encode_example
@@ -268,7 +268,7 @@ def check_clean(db: Path, scenario: Scenario, state: State, url: str) -> None:
     assert head not in tok.tokenizer.decode([t for t in plain.labels if t != -100])
     # A rerun resumes: nothing left, nothing asked.
     asked = sum(state.by_model.values())
-    r = run_cli("clean", "--base-url", url, "--model", "tutor", "--db", str(db), "--workers",
-                "2", "--max-rounds", "2", "--exec-timeout", "20", timeout=600)
+    r = cli("clean", "--base-url", url, "--model", "tutor", "--db", str(db), "--workers", "2",
+            "--max-rounds", "2", "--exec-timeout", "20")
     assert r.returncode == 0 and "0 answers cleaned" in r.stdout, r.stdout
     assert sum(state.by_model.values()) == asked

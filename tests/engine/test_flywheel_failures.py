@@ -20,30 +20,8 @@ import pytest
 from ortrex.engine.answers import Problem, problem_rows
 from ortrex.store import Store
 from tests.conftest import run_cli
-from tests.engine.flaws import answer, flawed_program, program, shared_store
+from tests.engine.flaws import answer, cli, flawed_program, program, shared_store
 from tests.evaluation.openai_server import Server, State, key_of, question_of
-
-
-def cli(*args: str) -> subprocess.CompletedProcess[str]:
-    """``ortrex ARGS`` through the CLI's entry point in this process (its exit code, stdout and
-    stderr): the same code as the subprocess, without two seconds of imports per call."""
-    import contextlib
-    import io
-    import warnings
-
-    from ortrex.cli import main
-
-    out, err = io.StringIO(), io.StringIO()
-    saved = (signal.getsignal(signal.SIGINT), signal.getsignal(signal.SIGTERM),
-             warnings.showwarning)
-    try:
-        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-            code = main(list(args))
-    finally:
-        signal.signal(signal.SIGINT, saved[0])
-        signal.signal(signal.SIGTERM, saved[1])
-        warnings.showwarning = saved[2]
-    return subprocess.CompletedProcess(list(args), code, out.getvalue(), err.getvalue())
 
 
 def q(db: Path, query: str) -> list[dict[str, Any]]:
@@ -82,7 +60,7 @@ def test_killed_distill_resumes_without_asking_again(small: tuple[Path, list[Pro
     src, problems = small
     db = _copy(src, tmp_path)
     right = _right(problems)
-    state = State({}, delay_s=0.4)
+    state = State({}, delay_s=0.25)
     state.scripts = {"right": lambda m: right[key_of(question_of(m))]}
     cache = tmp_path / "cache"
     with Server(state) as srv:
