@@ -17,7 +17,11 @@ ALLOWED = {
     "verifiers": {"ir", "verifiers", "paths", "jobs"},
     "render": {"ir", "render"},
     "store": {"ir", "store"},
-    "engine": {"ir", "verifiers", "render", "store", "engine", "paths", "jobs"},
+    # engine -> evaluation, export: the clean flywheel (engine/distill, engine/flywheel) asks
+    # served models through the evaluation's client, prompts and sandboxed scoring, and holds
+    # its examples to the SFT contract of export's chat templates; neither imports engine.
+    "engine": {"ir", "verifiers", "render", "store", "engine", "paths", "jobs", "evaluation",
+               "export"},
     "export": {"ir", "store", "export", "jobs"},
     "kernels": {"kernels"},
     "trainers": {"trainers", "kernels", "export"},

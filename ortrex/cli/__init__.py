@@ -1,8 +1,9 @@
 """The ``ortrex`` command line: one sub-command per user job; the work happens elsewhere.
 
-The commands live in three modules: ``store_cmds`` (init, sql, lineage, info, report),
-``model_cmds`` (import-lp, solve, equiv) and ``corpus_cmds`` (generate, pipeline, render,
-verify, import-seeds, mutate).
+The commands live in modules by group: ``store_cmds`` (init, sql, lineage, info, report),
+``model_cmds`` (import-lp, solve, equiv), ``corpus_cmds`` (generate, pipeline, render,
+verify, import-seeds, mutate), ``distill_cmds`` (distill, clean), ``eval_cmds``,
+``export_cmds`` and ``sandbox_cmds``.
 """
 
 from __future__ import annotations
@@ -99,6 +100,7 @@ def _root(
 # Registration order is the order of `ortrex --help`.
 from ortrex.cli import (  # noqa: E402, F401
     corpus_cmds,
+    distill_cmds,
     eval_cmds,
     export_cmds,
     kernel_cmds,
