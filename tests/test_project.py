@@ -20,7 +20,8 @@ ALLOWED = {
     "engine": {"ir", "verifiers", "render", "store", "engine", "paths", "jobs"},
     "export": {"ir", "store", "export", "jobs"},
     "kernels": {"kernels"},
-    "trainers": {"trainers", "kernels", "export"},
+    # store: a training run is a `runs` row with lineage export -> run -> checkpoint -> model.
+    "trainers": {"trainers", "kernels", "export", "store"},
     "evaluation": {"ir", "verifiers", "store", "evaluation", "paths", "jobs"},
 }
 
