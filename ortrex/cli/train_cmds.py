@@ -242,7 +242,8 @@ def _launch_cmd(engine: str) -> Any:
                 valid_manifest=valid_manifest, hf_model=hf_model, load=load, save=save,
                 save_interval=save_interval, seed=seed, output=output)
 
-    cmd.__doc__ = (f"Write a {'MindSpeed-LLM (Ascend NPU)' if engine == 'mindspeed' else 'Megatron-LM (GPU)'} "
+    what = "MindSpeed-LLM (Ascend NPU)" if engine == "mindspeed" else "Megatron-LM (GPU)"
+    cmd.__doc__ = (f"Write a {what} "
                    "launch script: environment, parallel sizes (checked), fused-op flags, data "
                    "paths from the manifest, index map with its ready marker, checkpoint "
                    "conversion.")

@@ -128,13 +128,15 @@ def read_meta(path: Path) -> dict[str, Any]:
     return meta
 
 
-def _dcp_load(state: dict[str, Any], path: Path) -> None:
+def _dcp_load(state: dict[str, Any], path: Path, partial: bool = False) -> None:
     import torch.distributed.checkpoint as dcp
+    from torch.distributed.checkpoint.default_planner import DefaultLoadPlanner
 
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            dcp.load(state, checkpoint_id=str(path))
+            dcp.load(state, checkpoint_id=str(path),
+                     planner=DefaultLoadPlanner(allow_partial_load=partial))
     except Exception as exc:  # DCP raises many kinds (CheckpointException, pickle, OS...)
         first = str(exc).strip().splitlines()[0][:200] if str(exc).strip() else ""
         raise TrainError(f"{path}: corrupt checkpoint ({type(exc).__name__}: {first})"
@@ -161,12 +163,21 @@ def load(path: Path, model: torch.nn.Module, optimizer: Any, scheduler: Any, d: 
         set_optimizer_state_dict,
     )
 
+    import torch.distributed.checkpoint as dcp
+
     meta = read_meta(path)
     msd, osd = get_state_dict(model, optimizer)
-    _dcp_load({"model": msd, "optim": osd}, path)
+    _dcp_load({"model": msd}, path)
     set_model_state_dict(model, msd)
-    # Parameters that never had a gradient (unused by this data) have no optimizer state.
+    # A parameter that never had a gradient (unused by the data so far) has no optimizer
+    # state in the checkpoint, while get_state_dict made one for it: load the optimizer
+    # partially, then drop the states the checkpoint did not have, as the saved run had none.
+    _dcp_load({"optim": osd}, path, partial=True)
     set_optimizer_state_dict(model, optimizer, osd, options=StateDictOptions(strict=False))
+    saved = dcp.FileSystemReader(str(path)).read_metadata().state_dict_metadata
+    for name, p in model.named_parameters():
+        if p in optimizer.state and f"optim.state.{name}.step" not in saved:
+            del optimizer.state[p]
     scheduler.load_state_dict(meta["scheduler"])
     for group, lr in zip(optimizer.param_groups, scheduler.get_last_lr(), strict=True):
         group["lr"] = lr

@@ -64,8 +64,8 @@ class CptSamples:
     shifted = True
 
     def __init__(self, sources: list[Source], weights: list[float] | None, seq_length: int,
-                 num_samples: int, seed: int, cache: Path, eod: int, vocab_size: int,
-                 build_here: bool) -> None:
+                 num_samples: int, seed: int, cache: Path, eod: int, vocab_size: int
+                 ) -> None:
         _quiet_megatron()
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
@@ -82,8 +82,10 @@ class CptSamples:
             mid_level_dataset_surplus=0.005)
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
+            # Every rank reads the data; with several processes megatron-core builds the
+            # index cache on rank 0 first, then the others load it (a shared file system).
             self.dataset = BlendedMegatronDatasetBuilder(
-                GPTDataset, [num_samples, 0, 0], lambda: build_here, cfg).build()[0]
+                GPTDataset, [num_samples, 0, 0], lambda: True, cfg).build()[0]
         self.size = num_samples
 
     def __len__(self) -> int:

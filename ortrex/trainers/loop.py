@@ -169,14 +169,14 @@ def train(cfg: TrainConfig, d: Dist, db: str | None, show_progress: bool = True,
     cache = out / "data-cache"
     if cfg.stage == "cpt":
         samples: Any = D.CptSamples(train_src, weights, cfg.seq_length, num_samples, cfg.seed,
-                                    cache, eos, vocab, d.main)
+                                    cache, eos, vocab)
     else:
         samples = D.SftSamples(train_src, weights, num_samples, cfg.seed)
     valid: dict[str, Any] = {}
     for name, s in valid_src.items():
         if s.kind == "cpt":
             valid[name] = D.CptSamples([s], None, cfg.seq_length, cfg.eval_samples,
-                                       cfg.seed, cache, eos, vocab, d.main)
+                                       cfg.seed, cache, eos, vocab)
         else:
             valid[name] = D.SequentialSft(s, cfg.eval_samples)
 

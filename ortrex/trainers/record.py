@@ -4,7 +4,11 @@ so `ortrex lineage` follows a document from its instance to the model trained on
 from __future__ import annotations
 
 import json
+import random
 import sys
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -37,6 +41,26 @@ def _edge(parent: str, pkind: str, child: str, ckind: str, relation: str, rid: s
             "run_id": rid}
 
 
+@contextmanager
+def _store(db: str, wait_s: float = 60.0) -> Iterator[Any]:
+    """The store, waited for while another process holds its write lock (DuckDB has one
+    writer; ortrex jobs hold it for short transactions)."""
+    from ortrex.store import Store
+    from ortrex.store.errors import StoreLockedError
+
+    deadline = time.monotonic() + wait_s
+    while True:
+        try:
+            store = Store(db, create=True)
+            break
+        except StoreLockedError:
+            if time.monotonic() > deadline:
+                raise
+            time.sleep(0.2 + random.random() * 0.3)
+    with store, store.transaction():
+        yield store
+
+
 def _warn(exc: Exception) -> None:
     print(f"warning: the store was not updated ({exc})", file=sys.stderr)
 
@@ -45,10 +69,9 @@ def start(db: str, rid: str, command: str, config: dict[str, Any], sources: list
           init_checkpoint: str | None) -> list[str]:
     """The run row (kept as it is when the run resumes) and edges from the exports it reads
     (and the checkpoint it starts from); the export ids found."""
-    from ortrex.store import Store
     from ortrex.store.db import utcnow
 
-    with Store(db, create=True) as store, store.transaction():
+    with _store(db) as store:
         store.insert("runs", [{"id": rid, "command": command, "config": config,
                                "status": "running", "ortrex_version": __version__,
                                "started_at": utcnow(), "counts": None}])
@@ -71,11 +94,10 @@ def start(db: str, rid: str, command: str, config: dict[str, Any], sources: list
 
 def checkpoint(db: str, rid: str, ckpt_id: str, path: Path, step: int) -> None:
     """The edge run -> checkpoint (a locked or broken store is a warning: training goes on)."""
-    from ortrex.store import Store
     from ortrex.store.errors import StoreError
 
     try:
-        with Store(db, create=True) as store, store.transaction():
+        with _store(db) as store:
             store.insert("lineage", [_edge(rid, "run", ckpt_id, "checkpoint", "checkpoint",
                                            rid, {"path": str(path.resolve()), "step": step})])
     except StoreError as exc:
@@ -84,12 +106,11 @@ def checkpoint(db: str, rid: str, ckpt_id: str, path: Path, step: int) -> None:
 
 def finish(db: str, rid: str, counts: dict[str, Any]) -> None:
     """Mark the run complete with its figures."""
-    from ortrex.store import Store
     from ortrex.store.db import utcnow
     from ortrex.store.errors import StoreError
 
     try:
-        with Store(db, create=True) as store, store.transaction():
+        with _store(db) as store:
             store.conn.execute("UPDATE runs SET status = 'complete', finished_at = ?, "
                                "counts = ? WHERE id = ?",
                                [utcnow(), json.dumps(counts, default=str), rid])
@@ -99,11 +120,10 @@ def finish(db: str, rid: str, counts: dict[str, Any]) -> None:
 
 def model(db: str, ckpt_id: str, rid: str | None, out: Path, sha: str) -> str:
     """The edge checkpoint -> exported model; the model's id."""
-    from ortrex.store import Store
     from ortrex.store.ids import content_id
 
     mid = content_id("model", ckpt_id, sha)
-    with Store(db, create=True) as store, store.transaction():
+    with _store(db) as store:
         store.insert("lineage", [_edge(ckpt_id, "checkpoint", mid, "model", "exported_hf",
                                        rid or "", {"path": str(out.resolve()),
                                                    "sha256": sha})])
