@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -179,12 +180,12 @@ def recipe_cmd(
 
 def _launch(engine: str, **kw: Any) -> None:
     from ortrex.trainers.launch import LaunchSpec, write_launch
-    from ortrex.ui import console, err_console
+    from ortrex.ui import console
 
     spec = LaunchSpec(engine=engine, **kw)
     path, notes = write_launch(spec)
     for n in notes:
-        err_console.print(f"warning: {n}", highlight=False)
+        print(f"warning: {n}", file=sys.stderr)
     console.print(f"wrote [bold]{path}[/] ({engine}, {spec.stage})")
 
 

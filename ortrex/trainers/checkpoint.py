@@ -156,14 +156,13 @@ def load_weights(path: Path, model: torch.nn.Module) -> None:
 def load(path: Path, model: torch.nn.Module, optimizer: Any, scheduler: Any, d: Dist
          ) -> dict[str, Any]:
     """Everything of a checkpoint back (collective); its trainer state."""
+    import torch.distributed.checkpoint as dcp
     from torch.distributed.checkpoint.state_dict import (
         StateDictOptions,
         get_state_dict,
         set_model_state_dict,
         set_optimizer_state_dict,
     )
-
-    import torch.distributed.checkpoint as dcp
 
     meta = read_meta(path)
     msd, osd = get_state_dict(model, optimizer)
