@@ -100,7 +100,10 @@ def evaluate(model: torch.nn.Module, sets: dict[str, Any], cfg: TrainConfig, d: 
             total[0] += loss.double() * b["targets"].double().to(d.device)
             total[1] += b["targets"].double().to(d.device)
         d.sum(total)
-        out[name] = float(total[0] / total[1]) if total[1] > 0 else float("nan")
+        if total[1] == 0:
+            raise TrainError(f"validation set {name!r}: its first {len(samples)} samples have "
+                             "no target token (answers cut off by --seq-length?)")
+        out[name] = float(total[0] / total[1])
     model.train()
     return out
 
@@ -153,6 +156,7 @@ def train(cfg: TrainConfig, d: Dist, db: str | None, show_progress: bool = True,
     msrc = M.resolve(cfg.model)
     vocab = M.vocab_size(msrc)
     sources.check_vocab(train_src + list(valid_src.values()), vocab, cfg.model)
+    sources.check_lengths(train_src + list(valid_src.values()), cfg.seq_length)
     resume_from = _prepare_output(out, cfg, d)
     eos, pad = sources.special_ids(train_src)
 
@@ -223,8 +227,6 @@ def train(cfg: TrainConfig, d: Dist, db: str | None, show_progress: bool = True,
         res.checkpoints.append(path)
         if d.main and db:
             record.checkpoint(db, rid, cid, path, step)
-        if d.main:
-            observe.plot(out / observe.LOG, out / observe.PLOT, f"{cfg.stage} {out.name}")
 
     def run_eval(step: int) -> None:
         if not valid:
@@ -248,9 +250,11 @@ def train(cfg: TrainConfig, d: Dist, db: str | None, show_progress: bool = True,
                 t0 = time.perf_counter()
                 micro = [next(it) for _ in range(accum)]
                 n = d.sum(torch.stack([b["targets"] for b in micro]).sum().to(d.device))
-                if int(n) == 0:
-                    raise TrainError(f"step {step + 1}: the global batch has no target token "
-                                     "(every label is -100)")
+                if int(n) == 0:  # every label -100: nothing to learn, the schedule moves on
+                    sched.step()
+                    if log:
+                        log.write({"step": step + 1, "skipped": "no target token"})
+                    continue
                 total = torch.zeros((), dtype=torch.float64, device=d.device)
                 for a, b in enumerate(micro):
                     set_sync(model, a == accum - 1)
@@ -292,6 +296,8 @@ def train(cfg: TrainConfig, d: Dist, db: str | None, show_progress: bool = True,
     finally:
         if log:
             log.close()
+    if d.main:
+        observe.plot(out / observe.LOG, out / observe.PLOT, f"{cfg.stage} {out.name}")
     res.peak_memory = _peak_memory(d.device)
     if d.main and db:
         record.finish(db, rid, {"steps": cfg.train_iters, "resumed_from": start,

@@ -30,6 +30,7 @@ class Source:
     sequences: int
     tokens: int
     max_id: int
+    longest: int = 0
 
     @property
     def name(self) -> str:
@@ -117,7 +118,7 @@ def _sft(export: str) -> Source:
         k = int(np.argmax(ids != labels))
         raise TrainError(f"{export}: sample {k} has {ids[k]} input ids but {labels[k]} labels")
     return Source("sft", export, export, _manifest(export), n["input_ids"],
-                  int(ids.sum(dtype=np.int64)), max_id)
+                  int(ids.sum(dtype=np.int64)), max_id, int(ids.max()))
 
 
 def inspect(path: str) -> Source:
@@ -173,6 +174,17 @@ def check_vocab(sources: list[Source], vocab_size: int, model: str) -> None:
             raise TrainError(f"{s.prefix}: token id {s.max_id:,} does not fit the model's "
                              f"vocabulary of {vocab_size:,} ({model}){told}; train a model "
                              "whose vocab_size covers the export's tokenizer")
+
+
+def check_lengths(sources: list[Source], seq_length: int) -> None:
+    """SFT samples fit the training length (a cut sample loses its answer: its targets come
+    last)."""
+    for s in sources:
+        if s.kind == "sft" and s.longest > seq_length:
+            raise TrainError(f"{s.prefix}: samples of up to {s.longest:,} tokens do not fit "
+                             f"--seq-length {seq_length:,} (their answers would be cut); "
+                             f"train with --seq-length {s.longest:,} or export with a "
+                             f"smaller --seq-length")
 
 
 def special_ids(sources: list[Source]) -> tuple[int, int]:
