@@ -59,6 +59,8 @@ def _user_errors() -> tuple[type[BaseException], ...]:
         errors.append(sys.modules["ortrex.trainers.errors"].TrainError)
     if "ortrex.evaluation.client" in sys.modules:
         errors.append(sys.modules["ortrex.evaluation.client"].EndpointError)
+    if "ortrex.kernels.registry" in sys.modules:
+        errors.append(sys.modules["ortrex.kernels.registry"].KernelBackendError)
     return tuple(errors)
 
 
@@ -101,6 +103,7 @@ from ortrex.cli import (  # noqa: E402, F401
     corpus_cmds,
     eval_cmds,
     export_cmds,
+    kernel_cmds,
     model_cmds,
     sandbox_cmds,
     store_cmds,
