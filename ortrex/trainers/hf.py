@@ -59,6 +59,7 @@ def export_hf(path: Path, out: Path, db: str | None) -> dict[str, Any]:
         raise TrainError(f"{out.parent}: the output's parent directory does not exist")
     tok_files = _tokenizer_files(meta)
     tf = M._transformers()
+    tf.utils.logging.disable_progress_bar()
     config = M.resolve(str(path)).config
     model = tf.AutoModelForCausalLM.from_config(config, dtype=torch.float32)
     ckpt.load_weights(path, model)

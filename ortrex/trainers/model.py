@@ -148,11 +148,17 @@ def kernels_available() -> bool:
 
 def apply_kernels(model: torch.nn.Module, kind: str) -> str:
     """Patch ``model`` with the kernels asked for; the kind actually used (``auto``: ortrex
-    where available, else eager)."""
-    if kind == "eager" or (kind == "auto" and not kernels_available()):
+    where available, else eager). ortrex's patch is class-level (as Liger's), so an earlier
+    run in this process that patched is undone first for eager and liger."""
+    have = kernels_available()
+    if kind in ("eager", "liger") and have:
+        from ortrex.kernels import remove_ortrex_kernels
+
+        remove_ortrex_kernels(model)
+    if kind == "eager" or (kind == "auto" and not have):
         return "eager"
     if kind in ("auto", "ortrex"):
-        if not kernels_available():
+        if not have:
             raise TrainError("--kernels ortrex needs ortrex.kernels.apply_ortrex_kernels, "
                              "which this build does not have; use --kernels eager or liger")
         from ortrex.kernels import apply_ortrex_kernels
