@@ -179,6 +179,7 @@ class SequentialSft:
     def __init__(self, source: Source, limit: int) -> None:
         self.set = PackedSft(source)
         self.size = min(limit, len(self.set))
+        self.longest = source.longest
 
     def __len__(self) -> int:
         return self.size

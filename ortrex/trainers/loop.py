@@ -93,8 +93,10 @@ def evaluate(model: torch.nn.Module, sets: dict[str, Any], cfg: TrainConfig, d: 
     out = {}
     for name, samples in sets.items():
         total = torch.zeros(2, dtype=torch.float64, device=d.device)
-        for b in D.valid_batches(samples, cfg.micro_batch_size, d.world, d.rank,
-                                 cfg.seq_length, pad):
+        # An SFT set is read at its own longest sample (a CPT run's shorter windows would
+        # cut the answers off).
+        seq = max(cfg.seq_length, getattr(samples, "longest", 0))
+        for b in D.valid_batches(samples, cfg.micro_batch_size, d.world, d.rank, seq, pad):
             n = b["targets"].clamp(min=1).to(torch.float32)
             loss = micro_loss(model, b, samples.shifted, n, d.device, bf16)
             total[0] += loss.double() * b["targets"].double().to(d.device)
@@ -156,7 +158,7 @@ def train(cfg: TrainConfig, d: Dist, db: str | None, show_progress: bool = True,
     msrc = M.resolve(cfg.model)
     vocab = M.vocab_size(msrc)
     sources.check_vocab(train_src + list(valid_src.values()), vocab, cfg.model)
-    sources.check_lengths(train_src + list(valid_src.values()), cfg.seq_length)
+    sources.check_lengths(train_src, cfg.seq_length)
     resume_from = _prepare_output(out, cfg, d)
     eos, pad = sources.special_ids(train_src)
 

@@ -1,0 +1,87 @@
+"""A tiny DeepSeek-V4 trains on a real ortrex export: CPT, then SFT from the CPT checkpoint;
+the losses fall; the log, the plot and the store's lineage are there; the SFT loss is the mean
+over assistant tokens only."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import torch
+
+from tests.conftest import run_cli
+from tests.trainers.conftest import GENERAL_SFT, losses, read_log, train_args
+
+
+def test_cpt_then_sft_on_a_real_export(corpus: dict[str, Path], tmp_path: Path) -> None:
+    cpt = tmp_path / "cpt"
+    r = run_cli(*train_args(corpus, cpt, "--valid", f"general={corpus['general']}",
+                            "--valid", f"or={corpus['heldout']}", "--eval-samples", "2",
+                            steps=8))
+    assert r.returncode == 0, r.stderr
+    cl = losses(cpt)
+    assert len(cl) == 8 and np.mean(cl[-2:]) < np.mean(cl[:2]) - 0.3, cl
+    rows = read_log(cpt)
+    first, last = rows[0], [x for x in rows if "valid/general" in x][-1]
+    assert first["step"] == 0 and last["step"] == 8
+    assert last["valid/general"] < first["valid/general"] - 0.1, (first, last)
+    assert (cpt / "loss.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    step = cpt / "checkpoints" / "step_0000008"
+    assert (step / ".metadata").is_file() and (step / "config.json").is_file()
+    assert "MFU" in r.stdout and "tokens / s" in r.stdout
+
+    sft = tmp_path / "sft"
+    r = run_cli(*train_args(corpus, sft, "--model", str(step), "--lr", "2e-3", stage="sft",
+                            steps=6))
+    assert r.returncode == 0, r.stderr
+    sl = losses(sft)
+    assert np.mean(sl[-2:]) < np.mean(sl[:2]) - 0.2, sl
+
+    q = ("SELECT e.kind AS export, l.relation, l.child_kind FROM lineage l JOIN exports e "
+         "ON e.id = l.parent_id WHERE l.relation = 'trained_on' ORDER BY 1")
+    got = json.loads(run_cli("sql", q, "--db", str(corpus["db"]), "--format", "json").stdout)
+    kinds = {(g["export"], g["child_kind"]) for g in got}
+    assert {("cpt", "run"), ("sft", "run")} <= kinds
+    q = ("SELECT r.status, l.relation, count(*) AS n FROM runs r JOIN lineage l ON "
+         f"l.run_id = r.id WHERE r.config->>'output' IN ('{cpt}', '{sft}') GROUP BY ALL "
+         "ORDER BY 2")
+    got = json.loads(run_cli("sql", q, "--db", str(corpus["db"]), "--format", "json").stdout)
+    rel = {g["relation"]: g for g in got}
+    assert rel["checkpoint"]["n"] == 2 and rel["initialized_from"]["n"] == 1
+    assert {g["status"] for g in got} == {"complete"}
+
+
+def test_sft_loss_is_the_mean_over_assistant_tokens(corpus: dict[str, Path]) -> None:
+    from ortrex.export.tokenizers import load_tokenizer
+    from ortrex.trainers import data as D
+    from ortrex.trainers import model as M
+    from ortrex.trainers import sources
+    from ortrex.trainers.loop import micro_loss
+
+    src = sources.inspect(str(corpus["general_sft"]))
+    samples = D.SequentialSft(src, 100)
+    tok = load_tokenizer(None)
+    # The supervised tokens of every sample are exactly its assistant answer and EOS.
+    for k, (_, answer) in enumerate(GENERAL_SFT):
+        s = samples[k]
+        kept = s.labels[s.labels != D.IGNORE]
+        assert kept.tolist() == tok.encode(answer) + [tok.eos_id]
+        assert (s.labels[: len(s.labels) - len(kept)] == D.IGNORE).all()
+
+    model = M.build(M.resolve(str(corpus["model"])), seed=3)
+    batch = D.collate([samples[k] for k in range(4)], 64, 1, shifted=False)
+    got = micro_loss(model, batch, False, batch["targets"].float(), torch.device("cpu"), False)
+    with torch.no_grad():
+        logits = model(input_ids=batch["input_ids"]).logits.double()
+    logp = torch.log_softmax(logits, dim=-1)
+    total, n = 0.0, 0
+    labels = batch["labels"]
+    for b in range(labels.shape[0]):
+        for i in range(labels.shape[1] - 1):  # position i predicts token i + 1
+            t = int(labels[b, i + 1])
+            if t != D.IGNORE:
+                total -= float(logp[b, i, t])
+                n += 1
+    assert n == int(batch["targets"]) == sum(len(tok.encode(a)) + 1 for _, a in GENERAL_SFT[:4])
+    assert abs(float(got) - total / n) < 1e-5 * (total / n)
