@@ -130,6 +130,7 @@ def read_meta(path: Path) -> dict[str, Any]:
 
 def _dcp_load(state: dict[str, Any], path: Path, partial: bool = False) -> None:
     import torch.distributed.checkpoint as dcp
+    from torch.distributed.checkpoint.api import CheckpointException
     from torch.distributed.checkpoint.default_planner import DefaultLoadPlanner
 
     try:
@@ -137,7 +138,9 @@ def _dcp_load(state: dict[str, Any], path: Path, partial: bool = False) -> None:
             warnings.simplefilter("ignore")
             dcp.load(state, checkpoint_id=str(path),
                      planner=DefaultLoadPlanner(allow_partial_load=partial))
-    except Exception as exc:  # DCP raises many kinds (CheckpointException, pickle, OS...)
+    # DCP raises many kinds (pickle, OS, ...), and wraps them in CheckpointException, which
+    # is a BaseException.
+    except (Exception, CheckpointException) as exc:
         first = str(exc).strip().splitlines()[0][:200] if str(exc).strip() else ""
         raise TrainError(f"{path}: corrupt checkpoint ({type(exc).__name__}: {first})"
                          ) from None

@@ -99,7 +99,7 @@ def progress(total: int, start: int, enabled: bool) -> Iterator[Any]:
 
     from ortrex.ui import err_console
 
-    if not enabled:
+    if not enabled or not err_console.is_terminal:
         yield lambda **kw: None
         return
     with Progress(TextColumn("[bold]step"), BarColumn(), MofNCompleteColumn(),

@@ -116,7 +116,8 @@ def _export(name: str, spec: Any, kind: str, out: Path, db: str | None,
 
 def _candidates(out: Path, ev: dict[str, Any] | None, stage: str, db: str | None,
                 d: Dist) -> list[Candidate]:
-    """The stage's checkpoints with their held-out losses (from the run log) and scores."""
+    """The stage's checkpoints with their held-out losses (from the run log) and scores
+    (``ev.stages``: the stage names to score, default all)."""
     from ortrex.trainers import checkpoint as ckpt
     from ortrex.trainers.observe import LOG, read_log
 
@@ -134,6 +135,7 @@ def _candidates(out: Path, ev: dict[str, Any] | None, stage: str, db: str | None
         for c in cands:
             if d.main:
                 hf = out / "hf" / f"step_{c.step:07d}"
+                hf.parent.mkdir(parents=True, exist_ok=True)
                 if not hf.exists():
                     export_hf(Path(c.path), hf, db)
                 score(ev, hf, out / "eval" / f"step_{c.step:07d}", db)
@@ -183,7 +185,7 @@ def run_recipe(path: Path, d: Dist, db: str | None) -> dict[str, Any]:
                                          "output": str(root / name), "resume": True},
                                         f"{path}: stages.{settings}")
         train(cfg, d, db, command=f"train recipe {name}")
-        cands = _candidates(root / name, ev, settings, db, d)
+        cands = _candidates(root / name, ev, name, db, d)
         best = select(cands)
         if best is None:
             raise TrainError(f"{root / name}: the stage left no checkpoint")
@@ -217,7 +219,7 @@ def _comparison(arms: dict[str, Candidate]) -> Any:
                     "optimizer, budget and evaluation)")
     t.add_column("objective")
     for arm in arms:
-        t.add_column(arm, justify="right")
+        t.add_column(arm, justify="right", no_wrap=True)
     if len(arms) == 2:
         t.add_column("CPT effect", justify="right")
     vals = list(arms.values())

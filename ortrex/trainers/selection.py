@@ -68,14 +68,14 @@ def table(title: str, cands: list[Candidate]) -> Any:
     names = sorted({n for c in cands for n in c.losses})
     scored = any(c.score is not None for c in cands)
     t = Table(title=title)
-    t.add_column("checkpoint", justify="right")
+    t.add_column("checkpoint", justify="right", no_wrap=True)
     for n in names:
         t.add_column(f"held-out {n} loss", justify="right")
     if scored:
         t.add_column("eval pass@1", justify="right")
     t.add_column("Pareto", justify="center")
     t.add_column("mean rank", justify="right")
-    t.add_column("", justify="left")
+    t.add_column("", justify="left", no_wrap=True, min_width=11)
     for c in sorted(cands, key=lambda c: c.step):
         row = [f"step {c.step}"] + [f"{c.losses[n]:.4f}" if n in c.losses else "" for n in names]
         if scored:

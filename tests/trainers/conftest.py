@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 from pathlib import Path
 from typing import Any
 
@@ -93,15 +94,30 @@ def corpus(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
             "general_sft_jsonl": root / "general_sft.jsonl"}
 
 
+@pytest.fixture
+def store(corpus: dict[str, Path], tmp_path: Path) -> Path:
+    """A private copy of the corpus store (DuckDB has one writer: tests on other workers
+    must not find it locked)."""
+    dst = tmp_path / "store.duckdb"
+    shutil.copyfile(corpus["db"], dst)
+    return dst
+
+
 def train_args(corpus: dict[str, Path], out: Path, *extra: str, stage: str = "cpt",
-               steps: int = 4) -> list[str]:
-    """An `ortrex train` command line on the shared corpus."""
+               steps: int = 4, db: Path | None = None) -> list[str]:
+    """An `ortrex train` command line on the shared corpus (recording in ``db``, else in a
+    copy of the corpus store beside ``out``)."""
+    if db is None:
+        db = out.parent / f"{out.name}-store.duckdb"
+        if not db.exists():
+            out.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(corpus["db"], db)
     data = corpus["cpt"] if stage == "cpt" else corpus["sft"]
     seq = "64" if stage == "cpt" else str(SFT_SEQ)
     return ["train", "--stage", stage, "--data", str(data), "--model", str(corpus["model"]),
             "--seq-length", seq, "--global-batch-size", "2", "--micro-batch-size", "1",
             "--train-iters", str(steps), "--lr", "5e-3", "--data-workers", "0",
-            "--kernels", "eager", "--output", str(out), "--db", str(corpus["db"]), *extra]
+            "--kernels", "eager", "--output", str(out), "--db", str(db), *extra]
 
 
 def read_log(path: Path) -> list[dict[str, Any]]:

@@ -102,7 +102,8 @@ def test_export_hf_reloads_with_transformers_and_generates(corpus: dict[str, Pat
 
     step = reference / "checkpoints" / f"step_{STEPS:07d}"
     hf = tmp_path / "hf"
-    assert main(["train", "export-hf", str(step), str(hf), "--db", str(corpus["db"])]) == 0
+    db = reference.parent / "run-store.duckdb"  # the store the reference run recorded in
+    assert main(["train", "export-hf", str(step), str(hf), "--db", str(db)]) == 0
     assert sorted(p.name for p in hf.iterdir()) == [
         "config.json", "generation_config.json", "model.safetensors", "tokenizer.json",
         "tokenizer_config.json"]
@@ -121,6 +122,6 @@ def test_export_hf_reloads_with_transformers_and_generates(corpus: dict[str, Pat
     q = "SELECT count(*) AS n FROM lineage WHERE relation = 'exported_hf' AND params->>'path' = ?"
     from ortrex.store import Store
 
-    with Store(corpus["db"], read_only=True) as store:
+    with Store(db, read_only=True) as store:
         assert store.query(q, [str(hf.resolve())]).item() == 1
     assert json.loads((hf / "generation_config.json").read_text())["eos_token_id"] == 1

@@ -31,7 +31,8 @@ def _stand_in(tmp: Path) -> Path:
     (bin_dir / "torchrun").write_text('#!/usr/bin/env bash\nprintf "%s\\n" "$@" > '
                                       f'{shlex.quote(str(tmp / "torchrun.args"))}\n')
     (bin_dir / "torchrun").chmod(0o755)
-    (bin_dir / "python").symlink_to(sys.executable)
+    (bin_dir / "python").write_text(f'#!/bin/sh\nexec {shlex.quote(sys.executable)} "$@"\n')
+    (bin_dir / "python").chmod(0o755)
     return bin_dir
 
 

@@ -14,11 +14,12 @@ from tests.conftest import run_cli
 from tests.trainers.conftest import GENERAL_SFT, losses, read_log, train_args
 
 
-def test_cpt_then_sft_on_a_real_export(corpus: dict[str, Path], tmp_path: Path) -> None:
+def test_cpt_then_sft_on_a_real_export(corpus: dict[str, Path], store: Path,
+                                       tmp_path: Path) -> None:
     cpt = tmp_path / "cpt"
     r = run_cli(*train_args(corpus, cpt, "--valid", f"general={corpus['general']}",
                             "--valid", f"or={corpus['heldout']}", "--eval-samples", "2",
-                            steps=8))
+                            steps=8, db=store))
     assert r.returncode == 0, r.stderr
     cl = losses(cpt)
     assert len(cl) == 8 and np.mean(cl[-2:]) < np.mean(cl[:2]) - 0.3, cl
@@ -33,20 +34,20 @@ def test_cpt_then_sft_on_a_real_export(corpus: dict[str, Path], tmp_path: Path) 
 
     sft = tmp_path / "sft"
     r = run_cli(*train_args(corpus, sft, "--model", str(step), "--lr", "2e-3", stage="sft",
-                            steps=6))
+                            steps=6, db=store))
     assert r.returncode == 0, r.stderr
     sl = losses(sft)
     assert np.mean(sl[-2:]) < np.mean(sl[:2]) - 0.2, sl
 
     q = ("SELECT e.kind AS export, l.relation, l.child_kind FROM lineage l JOIN exports e "
          "ON e.id = l.parent_id WHERE l.relation = 'trained_on' ORDER BY 1")
-    got = json.loads(run_cli("sql", q, "--db", str(corpus["db"]), "--format", "json").stdout)
+    got = json.loads(run_cli("sql", q, "--db", str(store), "--format", "json").stdout)
     kinds = {(g["export"], g["child_kind"]) for g in got}
     assert {("cpt", "run"), ("sft", "run")} <= kinds
     q = ("SELECT r.status, l.relation, count(*) AS n FROM runs r JOIN lineage l ON "
          f"l.run_id = r.id WHERE r.config->>'output' IN ('{cpt}', '{sft}') GROUP BY ALL "
          "ORDER BY 2")
-    got = json.loads(run_cli("sql", q, "--db", str(corpus["db"]), "--format", "json").stdout)
+    got = json.loads(run_cli("sql", q, "--db", str(store), "--format", "json").stdout)
     rel = {g["relation"]: g for g in got}
     assert rel["checkpoint"]["n"] == 2 and rel["initialized_from"]["n"] == 1
     assert {g["status"] for g in got} == {"complete"}
@@ -66,7 +67,7 @@ def test_sft_loss_is_the_mean_over_assistant_tokens(corpus: dict[str, Path]) -> 
     for k, (_, answer) in enumerate(GENERAL_SFT):
         s = samples[k]
         kept = s.labels[s.labels != D.IGNORE]
-        assert kept.tolist() == tok.encode(answer) + [tok.eos_id]
+        assert kept.tolist() == [*tok.encode(answer), tok.eos_id]
         assert (s.labels[: len(s.labels) - len(kept)] == D.IGNORE).all()
 
     model = M.build(M.resolve(str(corpus["model"])), seed=3)

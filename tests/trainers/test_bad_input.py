@@ -1,0 +1,81 @@
+"""Bad input to `ortrex train`: one line naming what is wrong, exit 2, nothing written."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from ortrex.cli import main
+from tests.trainers.conftest import TINY, train_args
+
+
+def _copy_export(src: Path, dst: Path) -> None:
+    for f in src.parent.glob(f"{src.name}*"):
+        shutil.copyfile(f, dst / f.name)
+
+
+def _fails(args: list[str], message: str, capsys: pytest.CaptureFixture[str]) -> None:
+    rc = main(args)
+    err = capsys.readouterr().err
+    assert rc == 2, err
+    assert err.startswith("error: ") and message in err, err
+    assert len(err.strip().splitlines()) == 1, err
+
+
+def test_train_bad_input(corpus: dict[str, Path], tmp_path: Path,
+                         capsys: pytest.CaptureFixture[str]) -> None:
+    out = tmp_path / "run"
+    data = tmp_path / "data"
+    data.mkdir()
+    _copy_export(corpus["cpt"].parent / "cpt", data)
+    (data / "cpt_text_document.bin").unlink()
+    small = tmp_path / "small.json"
+    small.write_text(json.dumps({**TINY, "vocab_size": 1000}))
+    yaml = tmp_path / "train.yaml"
+    yaml.write_text("stage: cpt\nlearning_rate: 0.1\n")
+    base = train_args(corpus, out)
+    cases = [
+        (["--data", str(data / "cpt_text_document")], "cpt_text_document.bin: missing"),
+        (["--data", str(tmp_path / "nothing")], "nothing: no dataset here"),
+        (["--model", str(small)], "does not fit the model's vocabulary of 1,000"),
+        (["--data", str(corpus["sft"])], "an SFT export"),
+        (["--stage", "sft"], "a CPT dataset (one token stream, no labels); train it with "
+         "--stage cpt"),
+        (["--stage", "sft", "--data", str(corpus["sft"]), "--seq-length", "16"],
+         "do not fit --seq-length 16"),
+        (["--data", f"0.5 {corpus['cpt']} x {corpus['general']}"], "no dataset here"),
+        (["--config", str(yaml)], "train.yaml: unknown field 'learning_rate'"),
+        (["--global-batch-size", "3", "--micro-batch-size", "2"], "not a multiple of "
+         "--micro-batch-size 2"),
+        (["--kernels", "fast"], "--kernels must be one of"),
+        (["--model", str(tmp_path / "nowhere.json")], "nowhere.json: not a preset"),
+    ]
+    for extra, message in cases:
+        _fails(base + extra, message, capsys)
+    assert not out.exists()
+
+
+def test_corrupt_checkpoints(corpus: dict[str, Path], tmp_path: Path,
+                             capsys: pytest.CaptureFixture[str]) -> None:
+    # A run of one step leaves a checkpoint to damage.
+    run = tmp_path / "run"
+    assert main(train_args(corpus, run, steps=1)) == 0
+    capsys.readouterr()
+    step = run / "checkpoints" / "step_0000001"
+    shard = step / "__0_0.distcp"
+    data = shard.read_bytes()
+    shard.write_bytes(data[: len(data) // 3])
+    _fails(["train", "export-hf", str(step), str(tmp_path / "hf")], "corrupt checkpoint",
+           capsys)
+    assert not (tmp_path / "hf").exists() and not list(tmp_path.glob(".hf.tmp*"))
+    _fails(train_args(corpus, run, "--resume", steps=1), "corrupt checkpoint", capsys)
+    _fails(train_args(corpus, run, "--resume", steps=2), "made with other settings "
+           "(train_iters: 1 there, 2 now)", capsys)
+    (step / "trainer.json").unlink()
+    _fails(["train", "export-hf", str(step), str(tmp_path / "hf")],
+           "corrupt checkpoint (trainer.json is missing)", capsys)
+    _fails(["train", "export-hf", str(tmp_path), str(tmp_path / "hf")],
+           "corrupt checkpoint (ortrex-checkpoint.json is missing)", capsys)
