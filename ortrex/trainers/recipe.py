@@ -147,6 +147,20 @@ def _candidates(out: Path, ev: dict[str, Any] | None, stage: str, db: str | None
     return cands
 
 
+def _finished(cfg: TrainConfig) -> bool:
+    """Whether the stage's run reached its last step with these very settings (a rerun of
+    the recipe then skips it)."""
+    from ortrex.trainers import checkpoint as ckpt
+    from ortrex.trainers.loop import json_safe
+
+    done = ckpt.complete(cfg.output_dir() / "checkpoints")
+    if not done:
+        return False
+    meta = ckpt.read_meta(done[-1])
+    return int(meta["step"]) == cfg.train_iters and \
+        meta.get("identity") == json_safe(cfg.identity())
+
+
 def run_recipe(path: Path, d: Dist, db: str | None) -> dict[str, Any]:
     """Run every stage; print one selection table per stage and the comparison."""
     from ortrex.trainers.loop import train
@@ -183,8 +197,9 @@ def run_recipe(path: Path, d: Dist, db: str | None) -> dict[str, Any]:
         opts = {**shared, **STAGE_DEFAULTS[settings], **(r["stages"].get(settings) or {})}
         cfg: TrainConfig = from_mapping({**opts, "stage": kind, "data": data, "model": model,
                                          "output": str(root / name), "resume": True},
-                                        f"{path}: stages.{settings}")
-        train(cfg, d, db, command=f"train recipe {name}")
+                                        f"{path}: stages.{settings}").check()
+        if not _finished(cfg):
+            train(cfg, d, db, command=f"train recipe {name}")
         cands = _candidates(root / name, ev, name, db, d)
         best = select(cands)
         if best is None:
@@ -224,7 +239,7 @@ def _comparison(arms: dict[str, Candidate]) -> Any:
         t.add_column("CPT effect", justify="right")
     vals = list(arms.values())
     for n in names:
-        row = [f"held-out {n} loss"] + [f"{c.losses.get(n, float('nan')):.4f}" for c in vals]
+        row = [f"held-out loss {n}"] + [f"{c.losses.get(n, float('nan')):.4f}" for c in vals]
         if len(vals) == 2 and n in vals[0].losses and n in vals[1].losses:
             row.append(f"{vals[0].losses[n] - vals[1].losses[n]:+.4f}")
         t.add_row(*row)

@@ -67,10 +67,11 @@ def table(title: str, cands: list[Candidate]) -> Any:
 
     names = sorted({n for c in cands for n in c.losses})
     scored = any(c.score is not None for c in cands)
-    t = Table(title=title)
+    t = Table(title=title, caption="losses on the held-out sets; the selected checkpoint is "
+                                   "on the Pareto front with the best mean rank")
     t.add_column("checkpoint", justify="right", no_wrap=True)
     for n in names:
-        t.add_column(f"held-out {n} loss", justify="right")
+        t.add_column(f"loss {n}", justify="right", no_wrap=True)
     if scored:
         t.add_column("eval pass@1", justify="right")
     t.add_column("Pareto", justify="center")

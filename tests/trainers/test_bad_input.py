@@ -56,26 +56,3 @@ def test_train_bad_input(corpus: dict[str, Path], tmp_path: Path,
     for extra, message in cases:
         _fails(base + extra, message, capsys)
     assert not out.exists()
-
-
-def test_corrupt_checkpoints(corpus: dict[str, Path], tmp_path: Path,
-                             capsys: pytest.CaptureFixture[str]) -> None:
-    # A run of one step leaves a checkpoint to damage.
-    run = tmp_path / "run"
-    assert main(train_args(corpus, run, steps=1)) == 0
-    capsys.readouterr()
-    step = run / "checkpoints" / "step_0000001"
-    shard = step / "__0_0.distcp"
-    data = shard.read_bytes()
-    shard.write_bytes(data[: len(data) // 3])
-    _fails(["train", "export-hf", str(step), str(tmp_path / "hf")], "corrupt checkpoint",
-           capsys)
-    assert not (tmp_path / "hf").exists() and not list(tmp_path.glob(".hf.tmp*"))
-    _fails(train_args(corpus, run, "--resume", steps=1), "corrupt checkpoint", capsys)
-    _fails(train_args(corpus, run, "--resume", steps=2), "made with other settings "
-           "(train_iters: 1 there, 2 now)", capsys)
-    (step / "trainer.json").unlink()
-    _fails(["train", "export-hf", str(step), str(tmp_path / "hf")],
-           "corrupt checkpoint (trainer.json is missing)", capsys)
-    _fails(["train", "export-hf", str(tmp_path), str(tmp_path / "hf")],
-           "corrupt checkpoint (ortrex-checkpoint.json is missing)", capsys)

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -15,20 +16,24 @@ from pathlib import Path
 import pytest
 import torch
 
-from tests.conftest import run_cli
+from ortrex.cli import main
 from tests.trainers.conftest import losses, read_log, train_args
 
 pytestmark = pytest.mark.xdist_group("trainer-reference")
-STEPS = 4
+STEPS = 3
 
 
 @pytest.fixture(scope="module")
 def reference(corpus: dict[str, Path], tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """One process, a checkpoint after every step: the run the others must equal."""
+    """One process (this one, on one thread as the subprocesses): the run the others must
+    equal."""
     out = tmp_path_factory.mktemp("ref") / "run"
-    r = run_cli(*train_args(corpus, out, "--save-interval", "1", steps=STEPS),
-                env={"OMP_NUM_THREADS": "1"})
-    assert r.returncode == 0, r.stderr
+    before = torch.get_num_threads()
+    torch.set_num_threads(1)
+    try:
+        assert main(train_args(corpus, out, steps=STEPS)) == 0
+    finally:
+        torch.set_num_threads(before)
     return out
 
 
@@ -40,7 +45,7 @@ def test_two_processes_equal_one(corpus: dict[str, Path], reference: Path,
     # Its own process group, so a hang is killed with every rank, not just the launcher.
     proc = subprocess.Popen([sys.executable, "-m", "torch.distributed.run", "--standalone",
                              "--nproc-per-node", "2", "-m", "ortrex",
-                             *train_args(corpus, out, "--save-interval", "1", steps=STEPS)],
+                             *train_args(corpus, out, steps=STEPS)],
                             env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                             start_new_session=True)
     try:
@@ -63,32 +68,60 @@ def test_two_processes_equal_one(corpus: dict[str, Path], reference: Path,
     assert shards == ["__0_0.distcp", "__1_0.distcp"]
 
 
-def test_kill_9_and_resume_equals_an_uninterrupted_run(corpus: dict[str, Path],
-                                                       reference: Path, tmp_path: Path) -> None:
+@pytest.mark.usefixtures("one_thread")
+def test_kill_9_and_resume_equals_an_uninterrupted_run(
+        corpus: dict[str, Path], reference: Path, tmp_path: Path,
+        capsys: pytest.CaptureFixture[str]) -> None:
     out = tmp_path / "killed"
     args = train_args(corpus, out, "--save-interval", "1", steps=STEPS)
     env = {k: v for k, v in os.environ.items() if k != "ORTREX_DB"}
     env["OMP_NUM_THREADS"] = "1"
     proc = subprocess.Popen([sys.executable, "-m", "ortrex", *args], env=env,
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    target = out / "checkpoints" / "step_0000002"
+    target = out / "checkpoints" / "step_0000001"
     deadline = time.monotonic() + 400
     while not target.is_dir() and proc.poll() is None and time.monotonic() < deadline:
-        time.sleep(0.05)
+        time.sleep(0.02)
     assert proc.poll() is None, "the run ended before it could be killed"
     os.kill(proc.pid, signal.SIGKILL)
     proc.wait()
     done = sorted(p.name for p in (out / "checkpoints").glob("step_*"))
     assert done and done[-1] < f"step_{STEPS:07d}", done  # killed mid-run
     # The same command without --resume refuses to overwrite the run.
-    r = run_cli(*args)
-    assert r.returncode == 2 and "--resume" in r.stderr and len(r.stderr.splitlines()) == 1
-    r = run_cli(*args, "--resume", env={"OMP_NUM_THREADS": "1"})
-    assert r.returncode == 0, r.stderr
-    assert "resumed at" in r.stdout
+    assert main(args) == 2
+    err = capsys.readouterr().err
+    assert "--resume" in err and len(err.splitlines()) == 1
+    assert main([*args, "--resume"]) == 0
+    assert "resumed at" in capsys.readouterr().out
     assert losses(out) == losses(reference)  # bit for bit
     assert [x.get("grad_norm") for x in read_log(out)] == \
         [x.get("grad_norm") for x in read_log(reference)]
+
+
+def test_corrupt_checkpoints(reference: Path, corpus: dict[str, Path], tmp_path: Path,
+                             capsys: pytest.CaptureFixture[str]) -> None:
+    run = tmp_path / "run"
+    shutil.copytree(reference, run)
+    step = run / "checkpoints" / f"step_{STEPS:07d}"
+    shard = step / "__0_0.distcp"
+    data = shard.read_bytes()
+    shard.write_bytes(data[: len(data) // 3])
+
+    def fails(args: list[str], message: str) -> None:
+        assert main(args) == 2
+        err = capsys.readouterr().err
+        assert err.startswith("error: ") and message in err and len(err.splitlines()) == 1, err
+
+    fails(["train", "export-hf", str(step), str(tmp_path / "hf")], "corrupt checkpoint")
+    assert not (tmp_path / "hf").exists() and not list(tmp_path.glob(".hf.tmp*"))
+    fails(train_args(corpus, run, "--resume", steps=STEPS), "corrupt checkpoint")
+    fails(train_args(corpus, run, "--resume", steps=STEPS + 1),
+          f"made with other settings (train_iters: {STEPS} there, {STEPS + 1} now)")
+    (step / "trainer.json").unlink()
+    fails(["train", "export-hf", str(step), str(tmp_path / "hf")],
+          "corrupt checkpoint (trainer.json is missing)")
+    fails(["train", "export-hf", str(tmp_path), str(tmp_path / "hf")],
+          "corrupt checkpoint (ortrex-checkpoint.json is missing)")
 
 
 def test_export_hf_reloads_with_transformers_and_generates(corpus: dict[str, Path],
@@ -96,7 +129,6 @@ def test_export_hf_reloads_with_transformers_and_generates(corpus: dict[str, Pat
                                                             tmp_path: Path) -> None:
     from transformers import AutoModelForCausalLM, AutoTokenizer
 
-    from ortrex.cli import main
     from ortrex.trainers import checkpoint as ckpt
     from ortrex.trainers import model as M
 
