@@ -74,8 +74,8 @@ def train_cmd(
                                             "its loss at every evaluation.")] = None,
     model: Annotated[str | None, _opt("Preset (v4-tiny, v4-small: default), config.json, "
                                       "Hugging Face directory or checkpoint.")] = None,
-    kernels: Annotated[str | None, _opt("ortrex, liger or eager (default: ortrex where "
-                                        "available).")] = None,
+    kernels: Annotated[str | None, _opt("ortrex, liger or eager (default: ortrex where its "
+                                        "Triton or NPU backend runs, else eager).")] = None,
     config: Annotated[Path | None, _opt("YAML file of these options (the command line "
                                         "wins).")] = None,
     output: Annotated[Path | None, _opt("Run folder (default train-runs/<stage>-<settings "
@@ -106,8 +106,9 @@ def train_cmd(
     eval_samples: Annotated[int | None, _opt("Samples per validation set (default 64).")]
     = None,
     data_workers: Annotated[int | None, _opt("Data-loader processes (default 1).")] = None,
-    peak_tflops: Annotated[float | None, _opt("Hardware peak for MFU (default: datasheet on "
-                                              "GPUs, a measured matmul on CPU).")] = None,
+    peak_tflops: Annotated[float | None, _opt("Hardware peak for MFU (default: datasheet bf16 "
+                                              "on GPUs, threads x clock x 32 on CPU).")]
+    = None,
     resume: Annotated[bool, typer.Option("--resume", help="Continue the run in --output from "
                                          "its last checkpoint.")] = False,
     db: DbOption = None,

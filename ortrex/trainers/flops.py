@@ -9,7 +9,7 @@ the compressed entries they attend to). An estimate, as Megatron's own is.
 
 from __future__ import annotations
 
-import time
+from pathlib import Path
 from typing import Any
 
 import torch
@@ -61,9 +61,21 @@ def flops_per_token(model: torch.nn.Module, seq: int) -> float:
     return 6 * matmul + attention
 
 
+def _cpu_ghz() -> float | None:
+    try:
+        text = Path("/proc/cpuinfo").read_text(encoding="utf-8")
+    except OSError:
+        return None
+    for line in text.splitlines():
+        if line.startswith("cpu MHz"):
+            return float(line.split(":")[1]) / 1000
+    return None
+
+
 def peak_flops(device: torch.device, given_tflops: float | None = None) -> tuple[float, str]:
     """(FLOP/s, how it was obtained): the value given, a GPU's datasheet bf16 peak, or on CPU
-    a float32 matrix product measured now (so CPU MFU is against what this machine reached)."""
+    threads x clock x 32 fp32 FLOP per cycle (two 256-bit FMA pipes; a figure that does not
+    move with the machine's load, as a measured one would)."""
     if given_tflops:
         return given_tflops * 1e12, "given"
     if device.type == "cuda":
@@ -72,13 +84,8 @@ def peak_flops(device: torch.device, given_tflops: float | None = None) -> tuple
             if key in name:
                 return tf * 1e12, f"{name} datasheet (bf16 dense)"
         return 0.0, f"{name}: unknown peak (give --peak-tflops)"
-    n = 512
-    a, b = torch.randn(n, n), torch.randn(n, n)
-    torch.mm(a, b)
-    best = float("inf")
-    for _ in range(3):
-        t0 = time.perf_counter()
-        for _ in range(2):
-            torch.mm(a, b)
-        best = min(best, (time.perf_counter() - t0) / 2)
-    return 2 * n ** 3 / best, f"CPU fp32 matmul measured ({torch.get_num_threads()} threads)"
+    ghz = _cpu_ghz()
+    if not ghz:
+        return 0.0, "CPU clock unknown (give --peak-tflops)"
+    threads = torch.get_num_threads()
+    return threads * ghz * 1e9 * 32, f"CPU {threads} threads x {ghz:.2f} GHz x 32 FLOP/cycle"

@@ -146,18 +146,32 @@ def kernels_available() -> bool:
     return True
 
 
+def fused_backend() -> str | None:
+    """The backend ortrex's kernels would run on here when it is a fused one (triton, npu);
+    None where they would run their eager references (then ``auto`` trains eager: the
+    references are the definition of correct, not a speed-up)."""
+    if not kernels_available():
+        return None
+    from ortrex.kernels.registry import resolve
+
+    name = resolve(None)[0]
+    return None if name == "eager" else name
+
+
 def apply_kernels(model: torch.nn.Module, kind: str) -> str:
     """Patch ``model`` with the kernels asked for; the kind actually used (``auto``: ortrex
-    where available, else eager). ortrex's patch is class-level (as Liger's), so an earlier
-    run in this process that patched is undone first for eager and liger."""
+    where its fused backend runs, else eager). ortrex's patch is class-level (as Liger's),
+    so an earlier run in this process that patched is undone first for eager and liger."""
     have = kernels_available()
+    if kind == "auto":
+        kind = "ortrex" if fused_backend() else "eager"
     if kind in ("eager", "liger") and have:
         from ortrex.kernels import remove_ortrex_kernels
 
         remove_ortrex_kernels(model)
-    if kind == "eager" or (kind == "auto" and not have):
+    if kind == "eager":
         return "eager"
-    if kind in ("auto", "ortrex"):
+    if kind == "ortrex":
         if not have:
             raise TrainError("--kernels ortrex needs ortrex.kernels.apply_ortrex_kernels, "
                              "which this build does not have; use --kernels eager or liger")
