@@ -4,6 +4,7 @@ over assistant tokens only."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import numpy as np
@@ -86,3 +87,18 @@ def test_sft_loss_is_the_mean_over_assistant_tokens(corpus: dict[str, Path]) -> 
                 n += 1
     assert n == int(batch["targets"]) == sum(len(tok.encode(a)) + 1 for _, a in GENERAL_SFT[:4])
     assert abs(got - total / n) < 1e-5 * (total / n)
+
+
+@pytest.mark.usefixtures("one_thread")
+def test_trainer_runs_with_ortrex_kernels_and_matches_eager(corpus: dict[str, Path],
+                                                            tmp_path: Path) -> None:
+    runs = {}
+    for kernels in ("ortrex", "eager"):
+        out = tmp_path / kernels
+        assert main([*train_args(corpus, out, steps=3), "--kernels", kernels]) == 0
+        meta = json.loads((out / "checkpoints" / "step_0000003" / "trainer.json").read_text())
+        assert meta["kernels"] == kernels
+        runs[kernels] = read_log(out)
+    for a, b in zip(runs["ortrex"], runs["eager"], strict=True):
+        assert a["loss"] == pytest.approx(b["loss"], rel=1e-6)
+        assert a["grad_norm"] == pytest.approx(b["grad_norm"], rel=1e-5)
