@@ -195,8 +195,11 @@ def train(cfg: TrainConfig, d: Dist, db: str | None, show_progress: bool = True,
         init_ckpt = mark.get("checkpoint_id")
     kernels = M.apply_kernels(model, cfg.kernels)
     if cfg.activation_checkpointing:
-        model.gradient_checkpointing_enable(gradient_checkpointing_kwargs={"use_reentrant":
-                                                                           False})
+        if hasattr(model, "activation_checkpointing_enable"):
+            model.activation_checkpointing_enable({"use_reentrant": False})
+        else:  # transformers before 5.24
+            model.gradient_checkpointing_enable(gradient_checkpointing_kwargs={
+                "use_reentrant": False})
     info = M.describe(model)
     fpt = flops_per_token(model, cfg.seq_length)
     model = shard(model, d)

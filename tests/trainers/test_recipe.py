@@ -31,7 +31,7 @@ def test_recipe_runs_its_stages_and_selects(corpus: dict[str, Path], store: Path
     recipe = {
         "output": "out", "model": str(corpus["model"]), "kernels": "eager",
         "train": {"seq_length": 128, "micro_batch_size": 1, "global_batch_size": 2,
-                  "eval_samples": 2, "data_workers": 0, "save_interval": 1},
+                  "eval_samples": 1, "data_workers": 0, "save_interval": 1},
         "data": {"cpt": {"prefix": str(corpus["cpt"])},
                  "sft_code": {"from_db": "style = 'code_only'"},
                  "sft_cot": {"from_db": "style <> 'code_only'"},

@@ -75,30 +75,40 @@ def test_sft_loss_is_the_mean_over_assistant_tokens(corpus: dict[str, Path]) -> 
     with torch.no_grad():
         got = float(micro_loss(model, batch, False, batch["targets"].float(),
                                torch.device("cpu"), False))
-        logits = model(input_ids=batch["input_ids"]).logits.double()
-    logp = torch.log_softmax(logits, dim=-1)
+        logits = model(input_ids=batch["input_ids"]).logits
     total, n = 0.0, 0
     labels = batch["labels"]
     for b in range(labels.shape[0]):
         for i in range(labels.shape[1] - 1):  # position i predicts token i + 1
             t = int(labels[b, i + 1])
             if t != D.IGNORE:
-                total -= float(logp[b, i, t])
+                total -= float(torch.log_softmax(logits[b, i].double(), dim=-1)[t])
                 n += 1
     assert n == int(batch["targets"]) == sum(len(tok.encode(a)) + 1 for _, a in GENERAL_SFT[:4])
     assert abs(got - total / n) < 1e-5 * (total / n)
 
 
 @pytest.mark.usefixtures("one_thread")
-def test_trainer_runs_with_ortrex_kernels_and_matches_eager(corpus: dict[str, Path],
+def test_ortrex_kernels_and_recomputation_match_eager(corpus: dict[str, Path],
                                                             tmp_path: Path) -> None:
     runs = {}
     for kernels in ("ortrex", "eager"):
         out = tmp_path / kernels
-        assert main([*train_args(corpus, out, steps=3), "--kernels", kernels]) == 0
-        meta = json.loads((out / "checkpoints" / "step_0000003" / "trainer.json").read_text())
+        assert main([*train_args(corpus, out, steps=2), "--kernels", kernels]) == 0
+        meta = json.loads((out / "checkpoints" / "step_0000002" / "trainer.json").read_text())
         assert meta["kernels"] == kernels
         runs[kernels] = read_log(out)
-    for a, b in zip(runs["ortrex"], runs["eager"], strict=True):
-        assert a["loss"] == pytest.approx(b["loss"], rel=1e-6)
-        assert a["grad_norm"] == pytest.approx(b["grad_norm"], rel=1e-5)
+    # Options from a YAML file (the command line still wins): activation checkpointing
+    # recomputes the same forward.
+    yaml = tmp_path / "train.yaml"
+    yaml.write_text("activation_checkpointing: true\ntrain_iters: 99\nwarmup_iters: 0\n")
+    out = tmp_path / "recompute"
+    assert main([*train_args(corpus, out, steps=2), "--config", str(yaml)]) == 0
+    meta = json.loads((out / "checkpoints" / "step_0000002" / "trainer.json").read_text())
+    assert meta["identity"]["activation_checkpointing"] is True
+    assert meta["identity"]["train_iters"] == 2
+    runs["recompute"] = read_log(out)
+    for other in ("ortrex", "recompute"):
+        for a, b in zip(runs[other], runs["eager"], strict=True):
+            assert a["loss"] == pytest.approx(b["loss"], rel=1e-6), other
+            assert a["grad_norm"] == pytest.approx(b["grad_norm"], rel=1e-5), other
