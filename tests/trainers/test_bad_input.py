@@ -56,3 +56,23 @@ def test_train_bad_input(corpus: dict[str, Path], tmp_path: Path,
     for extra, message in cases:
         _fails(base + extra, message, capsys)
     assert not out.exists()
+
+
+def test_held_out_export_is_the_split_and_only_it(corpus: dict[str, Path], tmp_path: Path,
+                                                  capsys: pytest.CaptureFixture[str]) -> None:
+    from ortrex.store import Store
+    from ortrex.trainers.sources import inspect
+
+    with Store(corpus["db"], read_only=True) as store:
+        held = store.query("SELECT count(*) FROM documents d JOIN lineage l ON l.parent_id = "
+                           "d.id AND l.relation = 'held_out' WHERE d.kind = 'sft' AND "
+                           "d.status = 'accepted'").item()
+        total = store.query("SELECT count(*) FROM documents WHERE kind = 'sft' AND "
+                            "status = 'accepted'").item()
+    assert 0 < held < total
+    assert inspect(str(corpus["heldout"])).sequences == held
+    assert inspect(str(corpus["sft"])).sequences == total - held
+    _fails(["export", "sft", "--output-prefix", str(tmp_path / "x"), "--input",
+            str(corpus["general_sft_jsonl"]), "--held-out"], "--held-out selects the store's "
+           "held-out split: give --from-db", capsys)
+    assert not list(tmp_path.iterdir())
