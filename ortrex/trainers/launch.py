@@ -95,11 +95,10 @@ def _datasets(path: Path, stage: str) -> list[Dataset]:
     if "sources" in data and "data_path" in data:  # a mixture
         out = []
         for s in data["sources"]:
-            prefix = str(s["prefix"])
-            export = prefix.rsplit("_", 2)[0] if prefix.endswith("_document") else prefix
-            mpath = Path(f"{export}.manifest.json")
-            if not mpath.is_absolute():
-                mpath = path.parent / mpath
+            # `ortrex export mix` wrote source NAME as NAME_<key>_document beside NAME.
+            mpath = Path(str(s["prefix"])).parent / f"{s['name']}.manifest.json"
+            if not mpath.is_absolute() and not mpath.is_file():
+                mpath = path.parent / mpath.name
             ds = _datasets(mpath, stage)
             for d in ds:
                 d.weight = float(s["weight"])

@@ -124,6 +124,24 @@ def test_cpt_scripts_for_both_engines(corpus: dict[str, Path], tmp_path: Path,
     args = (tmp_path / "torchrun.args").read_text().splitlines()
     assert args[:2] == ["--nnodes", "4"]
     assert args[args.index("--data-path") + 1] == str(corpus["cpt"])
+    # A mixture (`ortrex export mix`): its weighted data path, every source's files checked.
+    from ortrex.export.mix import run_mix
+
+    recipe = tmp_path / "mix.yaml"
+    text_file = corpus["root"] / "general_cpt.jsonl"
+    recipe.write_text(f"output: mix\nappend_eod: true\nsources:\n"
+                      f"  - {{name: general, share: 0.3, input: {text_file}}}\n"
+                      f"  - {{name: notes, share: 0.7, input: {text_file}}}\n")
+    run_mix(recipe, None)
+    mix = tmp_path / "mix.sh"
+    assert main(["launch", "mindspeed", "--stage", "cpt", "--manifest",
+                 str(tmp_path / "mix" / "mixture.json"), *V4_FLASH, "--output", str(mix)]) == 0
+    r = _run(mix, tmp_path, NODE_RANK="0")
+    assert r.returncode == 0, r.stderr
+    args = (tmp_path / "torchrun.args").read_text().splitlines()
+    got = args[args.index("--data-path") + 1:args.index("--split")]
+    assert got == ["0.3", str(tmp_path / "mix" / "general_text_document"), "0.7",
+                   str(tmp_path / "mix" / "notes_text_document")]
 
 
 BAD = [
