@@ -18,6 +18,7 @@ from __future__ import annotations
 import logging
 import warnings
 from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, ClassVar
@@ -44,6 +45,23 @@ def _quiet_megatron() -> None:
     logging.getLogger("megatron").setLevel(logging.WARNING)
     warnings.filterwarnings("ignore", message=".*Transformer Engine and Apex.*")
     warnings.filterwarnings("ignore", message="The pad token id in the tokenizer collides")
+
+
+@contextmanager
+def _process_group() -> Iterator[None]:
+    """A one-process group while megatron-core builds a weighted blend: its BlendedDataset
+    asks for the rank when it caches indices, whether or not a group exists (one process
+    runs without one; several have theirs from torchrun)."""
+    import torch.distributed as tdist
+
+    if tdist.is_initialized():
+        yield
+        return
+    tdist.init_process_group("gloo", store=tdist.HashStore(), rank=0, world_size=1)
+    try:
+        yield
+    finally:
+        tdist.destroy_process_group()
 
 
 class _Tok:
@@ -80,7 +98,7 @@ class CptSamples:
             reset_position_ids=False, reset_attention_mask=False, eod_mask_loss=False,
             create_attention_mask=False, path_to_cache=str(cache),
             mid_level_dataset_surplus=0.005)
-        with warnings.catch_warnings():
+        with warnings.catch_warnings(), _process_group():
             warnings.simplefilter("ignore")
             # Every rank reads the data; with several processes megatron-core builds the
             # index cache on rank 0 first, then the others load it (a shared file system).

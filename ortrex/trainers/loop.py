@@ -151,9 +151,9 @@ def train(cfg: TrainConfig, d: Dist, db: str | None, show_progress: bool = True,
     cfg.check()
     out = cfg.output_dir()
     paths, weights = sources.parse_data_path(cfg.data)
-    if cfg.stage == "sft" and weights is None and len(paths) > 1:
-        weights = None  # several SFT exports without weights: in proportion to their sizes
     train_src = sources.for_stage(cfg.stage, paths)
+    if weights is None and len(train_src) > 1:  # as Megatron: in proportion to their sizes
+        weights = [float(s.tokens) for s in train_src]
     valid_src = {name: sources.inspect(p) for name, p in cfg.valid.items()}
     msrc = M.resolve(cfg.model)
     vocab = M.vocab_size(msrc)

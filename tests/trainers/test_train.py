@@ -21,7 +21,9 @@ def test_cpt_then_sft_on_a_real_export(corpus: dict[str, Path], store: Path, tmp
     from ortrex.store import Store
 
     cpt = tmp_path / "cpt"
-    assert main(train_args(corpus, cpt, "--valid", f"general={corpus['general']}",
+    # An OR + general mixture, as `ortrex export mix` prints it (megatron-core's blend).
+    mix = f"0.8 {corpus['cpt']} 0.2 {corpus['general']}"
+    assert main(train_args(corpus, cpt, "--data", mix, "--valid", f"general={corpus['general']}",
                            "--valid", f"or={corpus['heldout']}", "--eval-samples", "2",
                            steps=6, db=store)) == 0
     out = capsys.readouterr().out
