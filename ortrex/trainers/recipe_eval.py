@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import shlex
 import signal
 import subprocess
 import sys
@@ -66,7 +67,8 @@ def score(spec: dict[str, Any], hf_dir: Path, out: Path, db: str | None) -> floa
         return _mean(summary)
     port = int(spec.get("port", 8000))
     name = str(spec.get("name", "ortrex-checkpoint"))
-    cmd = spec["serve"].format(model_dir=str(hf_dir), port=port, name=name)
+    cmd = spec["serve"].format(model_dir=shlex.quote(str(hf_dir)), port=port,
+                               name=shlex.quote(name))
     out.mkdir(parents=True, exist_ok=True)
     with open(out / "serve.log", "wb") as logf:
         proc = subprocess.Popen(cmd, shell=True, stdout=logf, stderr=subprocess.STDOUT,
