@@ -24,7 +24,10 @@ ALLOWED = {
                "export"},
     "export": {"ir", "store", "export", "jobs"},
     "kernels": {"kernels"},
-    "trainers": {"trainers", "kernels", "export"},
+    # store: a training run is a `runs` row with lineage export -> run -> checkpoint -> model;
+    # ui (a leaf: rich consoles): the progress line of a run and the recipe's tables, printed
+    # while the run goes, not at the end.
+    "trainers": {"trainers", "kernels", "export", "store", "ui"},
     "evaluation": {"ir", "verifiers", "store", "evaluation", "paths", "jobs"},
 }
 

@@ -56,6 +56,8 @@ def _user_errors() -> tuple[type[BaseException], ...]:
         errors.append(sys.modules["ortrex.engine.seeds"].SeedFileError)
     if "ortrex.evaluation.benchmarks" in sys.modules:
         errors.append(sys.modules["ortrex.evaluation.benchmarks"].BenchmarkError)
+    if "ortrex.trainers.errors" in sys.modules:
+        errors.append(sys.modules["ortrex.trainers.errors"].TrainError)
     if "ortrex.evaluation.client" in sys.modules:
         errors.append(sys.modules["ortrex.evaluation.client"].EndpointError)
     if "ortrex.kernels.registry" in sys.modules:
@@ -107,6 +109,7 @@ from ortrex.cli import (  # noqa: E402, F401
     model_cmds,
     sandbox_cmds,
     store_cmds,
+    train_cmds,
 )
 
 INTERRUPTED = "interrupted; run the same command to continue"
