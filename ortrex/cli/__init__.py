@@ -123,8 +123,9 @@ def _on_signal(signum: int, frame: object) -> None:
 
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, signal.SIG_IGN)
-    from ortrex.jobs.driver import Interrupted
+    from ortrex.jobs.failures import Interrupted, mark_signalled
 
+    mark_signalled()
     raise Interrupted(INTERRUPTED)
 
 
@@ -166,6 +167,9 @@ def main(argv: list[str] | None = None) -> int:
     debug = "--debug" in args or os.environ.get("ORTREX_DEBUG") == "1"
     # Raised as our own exception, not KeyboardInterrupt: click would swallow that into a
     # blank line (and typer's exit code), the message never printed.
+    from ortrex.jobs.failures import mark_signalled, signalled
+
+    mark_signalled(False)
     signal.signal(signal.SIGINT, _on_signal)
     signal.signal(signal.SIGTERM, _on_signal)
     warnings.showwarning = _show_warning
@@ -180,7 +184,7 @@ def main(argv: list[str] | None = None) -> int:
     except Exception as exc:
         from ortrex.jobs.driver import Interrupted
 
-        if _interrupted(exc, Interrupted):
+        if _interrupted(exc, Interrupted) or signalled():
             print(INTERRUPTED, file=sys.stderr)
             return 130
         if debug:

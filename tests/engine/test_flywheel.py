@@ -209,7 +209,8 @@ def check_clean(db: Path, scenario: Scenario, state: State, url: str) -> None:
     for row in stages:
         ok = int(row["mistake"] not in rejected)
         assert (row["input"], row["diagnosed"], row["repaired"]) == (1, 1, 1), row
-        assert (row["reviewer_passed"], row["validated"], row["exported"]) == (ok, ok, ok), row
+        assert (row["reviewer_passed"], row["validated"], row["exported"]) == (ok, ok, ok), (
+            row, sql(db, "SELECT branch, verdict, reason, details FROM reviews"))
     assert {(s["branch"], s["mistake"]) for s in stages} == {
         (b, m) for b in ("clean", "clean_cot") for m in scenario.mistake.values()}
     # Mechanical mistakes were repaired without the server; the others through it.

@@ -209,7 +209,9 @@ def test_a_flawed_answer_repaired_without_a_server(small: tuple[Path, list[Probl
     assert r.returncode == 0, r.stderr
     stages = {s["mistake"]: s for s in q(db, "SELECT * FROM clean_stages")}
     for m in ("domain", "objective_sense", "units"):
-        assert stages[m]["exported"], stages[m]
+        assert stages[m]["exported"], (
+            m, stages[m]["failure"], q(db, "SELECT verdict, reason, details FROM reviews"),
+            q(db, "SELECT method, status, detail, validation FROM repairs"))
     assert not stages["extra_constraint"]["repaired"]
     assert "a served model repairs it" in stages["extra_constraint"]["failure"] or \
         "needs a served model" in stages["extra_constraint"]["failure"]
