@@ -12,6 +12,10 @@ and the prompt length of each form (DPS inlines one data file).
 Goals (issue 13, template-only): distinct-4 >= 0.55, unique openings >= 80%, skeletons >= 60
 per 100, vocabulary >= 1,500 per 25k tokens, declarations <= 20%, 0 language findings.
 
+The ``clean_cot`` reasoning of each statement (``ortrex.render.reasoning``: the thinking an SFT
+example teaches) is measured the same way next to the five-line checklist it replaced (issue
+19's goal: distinct-4 of reasoning text >= 0.5, no language findings).
+
     python benchmarks/bench_corpus_quality.py [--instances 1000] [--seed 0] [--json out.json]
 """
 
@@ -31,7 +35,7 @@ from rich.table import Table
 
 from ortrex.engine.families import REGISTRY
 from ortrex.paths import benchmarks_dir
-from ortrex.render.documents import user_turn
+from ortrex.render.documents import thinking, user_turn
 from ortrex.render.statement import FORMS, render_statement
 from ortrex.store.quality import (
     GOALS,
@@ -62,6 +66,20 @@ def template_corpus(n: int, seed: int) -> tuple[list, list[str], list[str]]:
         out.append((sm, render_statement(sm, form, seed=seed * 100_003 + k)))
         fams.append(family)
     return out, fams, [st.layout for _, st in out]
+
+
+def _checklist(sm: object) -> str:
+    """The five-line clean_cot checklist this corpus had before issue 19 (for comparison)."""
+    dom = {"C": "continuous", "I": "integer", "B": "binary (0/1)"}
+    o = sm.objective  # type: ignore[attr-defined]
+    return "\n".join([
+        "Modelling checklist:",
+        "1. Variable domains: " + "; ".join(f"{v.name} is {dom[v.vtype]}"
+                                            for v in sm.variables) + ".",  # type: ignore[attr-defined]
+        f"2. Objective direction: {'minimize' if o.sense == 'min' else 'maximize'} the "
+        f"{o.description}.",
+        "3. Critical constraints: " + " ".join(c.meaning for c in sm.constraints),  # type: ignore[attr-defined]
+        "4. Ratios and nonlinear terms: none, every constraint and the objective are linear."])
 
 
 def references() -> dict[str, list[str]]:
@@ -136,9 +154,29 @@ def main() -> int:
     extra.add_row("DPS / DP prompt length", f"{prompt['DPS'] / prompt['DP']:.2f}")
     console.print(extra)
 
+    # The clean_cot reasoning of every statement, next to the checklist it replaced.
+    thoughts = [thinking(sm, st) for sm, st in corpus]
+    reason_q = measure(thoughts, families, seed=args.seed).to_dict()
+    before_q = measure([_checklist(sm) for sm, _ in corpus], families, seed=args.seed).to_dict()
+    reason_findings = Counter()
+    for (sm, _), text in zip(corpus, thoughts, strict=True):
+        names = frozenset(e for s in sm.sets for e in s.elements)
+        for f in check_language(text, names).findings:
+            reason_findings[f.code] += 1
+    rt = Table(title="clean_cot reasoning (the thinking channel) vs the checklist it replaced")
+    rt.add_column("measure (numbers as one token)")
+    rt.add_column("reasoning", justify="right")
+    rt.add_column("five-line checklist", justify="right")
+    for m in ("distinct_3", "distinct_4", "vocabulary", "length_p50", "length_p90"):
+        rt.add_row(LABELS[m], f"{reason_q[m]:g}", f"{before_q[m]:g}")
+    rt.add_row("language-gate findings", str(sum(reason_findings.values())), "")
+    console.print(rt)
+
     ours = corpora["ortrex (template-only)"]
     ok = meets(ours)
     ok["language findings = 0"] = not findings
+    ok["reasoning distinct-4 >= 0.5"] = reason_q["distinct_4"] >= 0.5
+    ok["reasoning language findings = 0"] = not reason_findings
     goals = Table(title="Goals, template-only")
     goals.add_column("goal")
     goals.add_column("value", justify="right")
@@ -149,10 +187,16 @@ def main() -> int:
                       "[green]yes" if ok[m] else "[red]no")
     goals.add_row("language findings = 0", str(sum(findings.values())),
                   "[green]yes" if not findings else "[red]no")
+    goals.add_row("reasoning distinct-4 >= 0.5", f"{reason_q['distinct_4']:g}",
+                  "[green]yes" if ok["reasoning distinct-4 >= 0.5"] else "[red]no")
+    goals.add_row("reasoning language findings = 0", str(sum(reason_findings.values())),
+                  "[green]yes" if not reason_findings else "[red]no")
     console.print(goals)
     if args.json:
         args.json.write_text(json.dumps({
             "corpora": dicts, "language_findings": dict(findings),
+            "reasoning": reason_q, "checklist": before_q,
+            "reasoning_language_findings": dict(reason_findings),
             "situation_artefacts": with_artefacts, "layouts": dict(kinds),
             "median_prompt_tokens": prompt, "goals_met": ok, "seconds": seconds}, indent=2))
     return 0 if all(ok.values()) else 1

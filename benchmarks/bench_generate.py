@@ -6,11 +6,18 @@ variable counts of accepted instances (p10/p50/p90, share with <= 10 variables),
 reason (``trivial`` among them) and the acceptance rate of each family. Goals on a 2-core
 machine: >= 100 verified instances/s, solver share >= 50%, every family accepting >= 80% of its
 samples (``--size small`` measures the gate's own cost; the mix is bound by solver time).
+
+The machine is shared, so the wall-clock rate says as much about the load as about the code:
+the load average is printed before and after, and so is the CPU time per task (workers and
+writer, from the kernel's accounting), with the rate that CPU time allows on ``--workers``
+idle cores. Compare versions back to back (``PYTHONPATH=<other checkout> python
+benchmarks/bench_generate.py``) and read ratios.
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import resource
 import tempfile
 from collections import Counter
@@ -33,10 +40,14 @@ def main() -> None:
     ap.add_argument("--seed", type=int, default=2026)
     args = ap.parse_args()
     spec = JobSpec(tuple(sorted(REGISTRY)), args.count, args.seed, args.size)
+    load0 = _loadavg()
     with tempfile.TemporaryDirectory() as d, Store(Path(d) / "bench.duckdb", create=True) as s:
+        cpu0 = _cpu(resource.RUSAGE_SELF), _cpu(resource.RUSAGE_CHILDREN)
         executor = LocalExecutor(args.workers)
         report = run_job(s, spec, workers=args.workers, executor=executor)
-        executor.close(wait=True)  # reap the workers so their peak RSS is on record
+        executor.close(wait=True)  # reap the workers so their peak RSS and CPU are on record
+        writer_cpu = _cpu(resource.RUSAGE_SELF) - cpu0[0]
+        worker_cpu = _cpu(resource.RUSAGE_CHILDREN) - cpu0[1]
         per_family = s.query("SELECT family, count(*) AS tasks, count(*) FILTER "
                              "(WHERE outcome = 'accepted') AS accepted FROM run_tasks "
                              "GROUP BY ALL ORDER BY family")
@@ -56,6 +67,11 @@ def main() -> None:
     t.add_row("accepted", f"{report.accepted:,}")
     t.add_row("wall seconds", f"{report.seconds:.2f}")
     t.add_row("verified instances / s  (goal >= 100)", f"{new / report.seconds:,.1f}")
+    t.add_row("load average before / after (1 min)", f"{load0} / {_loadavg()}")
+    t.add_row("CPU ms per task: workers / writer",
+              f"{worker_cpu / new * 1e3:.2f} / {writer_cpu / new * 1e3:.2f}")
+    t.add_row(f"rate that CPU time allows on {args.workers} idle cores",
+              f"{args.workers * new / (worker_cpu + writer_cpu):,.1f}")
     busy = report.seconds * args.workers
     t.add_row("solver share of wall x workers  (goal >= 50%)",
               f"{report.solver_seconds / busy:.1%}")
@@ -78,6 +94,15 @@ def main() -> None:
     for fam, tasks, acc in per_family.rows():
         f.add_row(fam, str(tasks), str(acc), f"{acc / tasks:.0%}")
     Console().print(t, f)
+
+
+def _cpu(who: int) -> float:
+    r = resource.getrusage(who)
+    return r.ru_utime + r.ru_stime
+
+
+def _loadavg() -> str:
+    return f"{os.getloadavg()[0]:.2f}"
 
 
 if __name__ == "__main__":

@@ -24,6 +24,19 @@ settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ortrex"))
 REQUIRE_SHARED = os.environ.get("ORTREX_REQUIRE_SHARED") == "1"
 
 
+UNGROUPED = ("pytest-xdist cannot keep this xdist_group on one worker with this pytest "
+             "(--dist loadgroup needs pytest < 9.2 with xdist 3.8)")
+
+
+def pytest_runtest_setup(item: pytest.Item) -> None:
+    """Fail a grouped test when ``--dist loadgroup`` did not group it."""
+    # pytest-xdist marks a grouped test by suffixing its node id; pytest 9.2 ignores that
+    # suffix, and the Ray tests then started two Rays at once on 2 cores. Fail loudly instead.
+    if (getattr(item.config.option, "loadgroup", False) and "@" not in item.nodeid
+            and item.get_closest_marker("xdist_group")):
+        pytest.fail(UNGROUPED)
+
+
 def need_shared() -> Path:
     """The benchmarks folder, or skip (fail under ORTREX_REQUIRE_SHARED=1) when it is absent."""
     root = benchmarks_dir()

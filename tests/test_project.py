@@ -17,10 +17,17 @@ ALLOWED = {
     "verifiers": {"ir", "verifiers", "paths", "jobs"},
     "render": {"ir", "render"},
     "store": {"ir", "store"},
-    "engine": {"ir", "verifiers", "render", "store", "engine", "paths", "jobs"},
+    # engine -> evaluation, export: the clean flywheel (engine/distill, engine/flywheel) asks
+    # served models through the evaluation's client, prompts and sandboxed scoring, and holds
+    # its examples to the SFT contract of export's chat templates; neither imports engine.
+    "engine": {"ir", "verifiers", "render", "store", "engine", "paths", "jobs", "evaluation",
+               "export"},
     "export": {"ir", "store", "export", "jobs"},
     "kernels": {"kernels"},
-    "trainers": {"trainers", "kernels", "export"},
+    # store: a training run is a `runs` row with lineage export -> run -> checkpoint -> model;
+    # ui (a leaf: rich consoles): the progress line of a run and the recipe's tables, printed
+    # while the run goes, not at the end.
+    "trainers": {"trainers", "kernels", "export", "store", "ui"},
     "evaluation": {"ir", "verifiers", "store", "evaluation", "paths", "jobs"},
 }
 

@@ -1,8 +1,9 @@
 """The ``ortrex`` command line: one sub-command per user job; the work happens elsewhere.
 
-The commands live in three modules: ``store_cmds`` (init, sql, lineage, info, report),
-``model_cmds`` (import-lp, solve, equiv) and ``corpus_cmds`` (generate, pipeline, render,
-verify, import-seeds, mutate).
+The commands live in modules by group: ``store_cmds`` (init, sql, lineage, info, report),
+``model_cmds`` (import-lp, solve, equiv), ``corpus_cmds`` (generate, pipeline, render,
+verify, import-seeds, mutate), ``distill_cmds`` (distill, clean), ``eval_cmds``,
+``export_cmds`` and ``sandbox_cmds``.
 """
 
 from __future__ import annotations
@@ -55,8 +56,12 @@ def _user_errors() -> tuple[type[BaseException], ...]:
         errors.append(sys.modules["ortrex.engine.seeds"].SeedFileError)
     if "ortrex.evaluation.benchmarks" in sys.modules:
         errors.append(sys.modules["ortrex.evaluation.benchmarks"].BenchmarkError)
+    if "ortrex.trainers.errors" in sys.modules:
+        errors.append(sys.modules["ortrex.trainers.errors"].TrainError)
     if "ortrex.evaluation.client" in sys.modules:
         errors.append(sys.modules["ortrex.evaluation.client"].EndpointError)
+    if "ortrex.kernels.registry" in sys.modules:
+        errors.append(sys.modules["ortrex.kernels.registry"].KernelBackendError)
     return tuple(errors)
 
 
@@ -97,11 +102,14 @@ def _root(
 # Registration order is the order of `ortrex --help`.
 from ortrex.cli import (  # noqa: E402, F401
     corpus_cmds,
+    distill_cmds,
     eval_cmds,
     export_cmds,
+    kernel_cmds,
     model_cmds,
     sandbox_cmds,
     store_cmds,
+    train_cmds,
 )
 
 INTERRUPTED = "interrupted; run the same command to continue"
@@ -115,8 +123,9 @@ def _on_signal(signum: int, frame: object) -> None:
 
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, signal.SIG_IGN)
-    from ortrex.jobs.driver import Interrupted
+    from ortrex.jobs.failures import Interrupted, mark_signalled
 
+    mark_signalled()
     raise Interrupted(INTERRUPTED)
 
 
@@ -158,6 +167,9 @@ def main(argv: list[str] | None = None) -> int:
     debug = "--debug" in args or os.environ.get("ORTREX_DEBUG") == "1"
     # Raised as our own exception, not KeyboardInterrupt: click would swallow that into a
     # blank line (and typer's exit code), the message never printed.
+    from ortrex.jobs.failures import mark_signalled, signalled
+
+    mark_signalled(False)
     signal.signal(signal.SIGINT, _on_signal)
     signal.signal(signal.SIGTERM, _on_signal)
     warnings.showwarning = _show_warning
@@ -172,7 +184,7 @@ def main(argv: list[str] | None = None) -> int:
     except Exception as exc:
         from ortrex.jobs.driver import Interrupted
 
-        if _interrupted(exc, Interrupted):
+        if _interrupted(exc, Interrupted) or signalled():
             print(INTERRUPTED, file=sys.stderr)
             return 130
         if debug:

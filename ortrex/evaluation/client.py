@@ -123,9 +123,19 @@ class Client:
                                   seconds=time.perf_counter() - t0)
             except openai.APIConnectionError as exc:
                 return Completion(None, f"connection: {exc}", seconds=time.perf_counter() - t0)
-        msg = resp.choices[0].message if resp.choices else None
-        text = (msg.content or "") if msg is not None else ""
-        reasoning = getattr(msg, "reasoning_content", None) if msg is not None else None
+            except (openai.APIError, ValueError) as exc:  # a body that is not a completion
+                return Completion(None, f"bad reply: {type(exc).__name__}: {exc}"[:300],
+                                  seconds=time.perf_counter() - t0)
+        try:
+            msg = resp.choices[0].message if resp.choices else None
+            text = (msg.content or "") if msg is not None else ""
+            reasoning = getattr(msg, "reasoning_content", None) if msg is not None else None
+        except (AttributeError, IndexError, TypeError) as exc:
+            return Completion(None, f"bad reply: not a chat completion ({exc})"[:300],
+                              seconds=time.perf_counter() - t0)
+        if not isinstance(text, str) or (reasoning is not None and not isinstance(reasoning, str)):
+            return Completion(None, "bad reply: the message content is not text",
+                              seconds=time.perf_counter() - t0)
         if reasoning:
             text = f"<think>\n{reasoning}\n</think>\n{text}"
         usage = resp.usage.model_dump() if resp.usage else None

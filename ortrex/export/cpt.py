@@ -157,6 +157,8 @@ def _write(w: Any, kr: KeyResult) -> int:
 # Held-out documents (``ortrex eval heldout``: lineage edges with relation held_out) never
 # reach an export.
 NOT_HELD_OUT = "id NOT IN (SELECT parent_id FROM lineage WHERE relation = 'held_out')"
+# ... and only they, for an export of the held-out split (validation losses while training).
+HELD_OUT = "id IN (SELECT parent_id FROM lineage WHERE relation = 'held_out')"
 CPT_SQL = ("SELECT id, text FROM documents WHERE status = 'accepted' AND kind = 'cpt' "
            f"AND {NOT_HELD_OUT} AND ({{where}}) ORDER BY created_at, id")
 
@@ -165,9 +167,10 @@ def run_cpt(prefix: str | Path, *, inputs: list[Path] | None = None, db: str | N
             where: str = "true", tokenizer: str | None = None,
             opts: CptOptions | None = None, workers: int = 1,
             progress: Any = None, record_db: str | None = None,
-            executor: Any = None) -> Any:
-    """Export documents (JSONL ``inputs`` or the store's accepted CPT documents); the export
-    is recorded (exports row, lineage) in ``record_db`` (default: the store read from).
+            executor: Any = None, held_out: bool = False) -> Any:
+    """Export documents (JSONL ``inputs`` or the store's accepted CPT documents; with
+    ``held_out``, only the held-out split's); the export is recorded (exports row, lineage)
+    in ``record_db`` (default: the store read from).
     With an ``executor`` (``ortrex.jobs``: local processes or Ray), tokenization is sharded
     over its workers and the shards merged (``ortrex.export.shards``): the same bytes."""
     import time
@@ -185,7 +188,8 @@ def run_cpt(prefix: str | Path, *, inputs: list[Path] | None = None, db: str | N
     if inputs:
         chunks: Any = jsonl_chunks(inputs)
     elif db is not None:
-        chunks = store_chunks(db, CPT_SQL.format(where=where), [])
+        sql = CPT_SQL.replace(NOT_HELD_OUT, HELD_OUT) if held_out else CPT_SQL
+        chunks = store_chunks(db, sql.format(where=where), [])
     else:
         raise ExportError("give --input FILE or --from-db")
     rep = ExportReport("cpt", str(out))

@@ -21,7 +21,7 @@ from typing import Any
 
 import numpy as np
 
-from ortrex.export.cpt import NOT_HELD_OUT
+from ortrex.export.cpt import HELD_OUT, NOT_HELD_OUT
 from ortrex.export.errors import ExportError
 from ortrex.export.sources import Chunk, Item, parse_lines
 from ortrex.export.templates import (
@@ -142,11 +142,11 @@ def pack_rows(lengths: list[int], capacity: int) -> list[list[int]]:
 def run_sft(prefix: str | Path, *, inputs: list[Path] | None = None, db: str | None = None,
             where: str = "true", tokenizer: str | None = None,
             opts: SftOptions | None = None, workers: int = 1, progress: Any = None,
-            record_db: str | None = None, executor: Any = None) -> Any:
+            record_db: str | None = None, executor: Any = None, held_out: bool = False) -> Any:
     """Export conversations (JSONL ``inputs`` with a ``messages`` key, or the store's accepted
-    SFT examples) as three aligned datasets; with an ``executor`` (``ortrex.jobs``: local
-    processes or Ray) the conversations are encoded on its workers (packing, which needs
-    every sample, stays here)."""
+    SFT examples; with ``held_out``, only the held-out split's) as three aligned datasets;
+    with an ``executor`` (``ortrex.jobs``: local processes or Ray) the conversations are
+    encoded on its workers (packing, which needs every sample, stays here)."""
     from ortrex.export.indexed import commit_all, writers
     from ortrex.export.manifest import ExportReport, check_output, finish
     from ortrex.export.sources import jsonl_chunks, store_chunks
@@ -163,7 +163,8 @@ def run_sft(prefix: str | Path, *, inputs: list[Path] | None = None, db: str | N
         chunks: Any = jsonl_chunks(inputs)
     elif db is not None:
         chunks = store_chunks(db, "SELECT id, messages FROM documents WHERE status = "
-                                  f"'accepted' AND kind = 'sft' AND {NOT_HELD_OUT} "
+                                  "'accepted' AND kind = 'sft' AND "
+                                  f"{HELD_OUT if held_out else NOT_HELD_OUT} "
                                   f"AND ({where}) "
                                   "ORDER BY created_at, id", [])
     else:

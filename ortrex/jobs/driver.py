@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import Any, Protocol, TypeVar
 
 from ortrex.jobs.executors import Executor
-from ortrex.jobs.failures import Interrupted, TaskFailure
+from ortrex.jobs.failures import Interrupted, TaskFailure, signalled
 
 T = TypeVar("T")
 
@@ -92,10 +92,13 @@ def drive(tasks: Iterable[T], worker: Callable[[T], Any], writer: JobWriter[T],
                 break
         writing = True
         writer.flush()
-    except (KeyboardInterrupt, Interrupted):
+    except (KeyboardInterrupt, Interrupted, Exception) as exc:
+        if not isinstance(exc, (KeyboardInterrupt, Interrupted)) and not signalled():
+            raise
         # Interrupted while waiting for a result: every buffered task is whole, so commit
-        # them. Interrupted inside the writer: drop the buffer (a rerun redoes those tasks;
-        # a commit under way rolls back as a whole).
+        # them. Interrupted inside the writer (a signal inside a DuckDB query arrives as
+        # DuckDB's own error): drop the buffer (a rerun redoes those tasks; a commit under
+        # way rolls back as a whole).
         if not writing:
             writer.flush()
         executor.close()

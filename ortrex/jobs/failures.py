@@ -65,6 +65,21 @@ class Interrupted(Exception):
     (click among them) turns it into something else."""
 
 
+_SIGNALLED = [False]
+
+
+def mark_signalled(value: bool = True) -> None:
+    """Record that Ctrl-C or SIGTERM arrived (the CLI's handler sets it, ``main`` clears it)."""
+    _SIGNALLED[0] = value
+
+
+def signalled() -> bool:
+    """Whether Ctrl-C or SIGTERM arrived: an exception raised from a signal handler inside a
+    DuckDB query comes back as DuckDB's own ``Query interrupted`` error (and the next call in
+    the aborted transaction as a TransactionException), not as ``Interrupted``."""
+    return _SIGNALLED[0]
+
+
 @dataclass(frozen=True)
 class Guarded:
     """``fn`` with its exceptions turned into ``TaskFailure`` values after ``retries`` more
@@ -80,6 +95,8 @@ class Guarded:
             except Interrupted:  # Ctrl-C reaching a task run inline stops the job, not the task
                 raise
             except Exception as exc:  # a task's own failure must not stop the job
+                if signalled():
+                    raise Interrupted("interrupted") from exc
                 if attempt > self.retries:
                     return failure_of(exc, attempt)
         raise AssertionError("unreachable")

@@ -8,6 +8,7 @@ import json
 import keyword
 import math
 import re
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
@@ -23,6 +24,36 @@ def number(v: float, integer: bool = False) -> str:
     if integer or (v == int(v) and abs(v) < 1e15):
         return str(int(v))
     return repr(v)
+
+
+def readable(v: float, digits: int = 6, tol: float = 1e-9) -> str:
+    """A value as a reader wants it: solver noise gone (``45.999999`` is ``46``), at most
+    ``digits`` decimals."""
+    r = round(v)
+    if abs(v - r) <= tol * max(1.0, abs(v)):
+        return number(float(r) + 0.0)
+    return number(round(v, digits) + 0.0)
+
+
+def row_text(terms: Sequence[tuple[str, float]], lo: float, hi: float, more: str = "",
+             rel: tuple[str, str, str] = ("<=", ">=", "="),
+             fmt: Callable[[float], str] = readable) -> str:
+    """A row ``lo <= sum of coef * name <= hi`` as a reader writes it (``x + 2 y - z >= 4``;
+    ``more`` after the terms shown; ``rel``: the words for <=, >= and =)."""
+    text = ""
+    for n, (name, v) in enumerate(terms):
+        coef = "" if abs(abs(v) - 1) < 1e-12 else f"{fmt(abs(float(v)))} "
+        text += (("-" if v < 0 else "") + coef + name) if n == 0 else \
+            f" {'-' if v < 0 else '+'} {coef}{name}"
+    text += more
+    le, ge, eq = rel
+    if lo == hi:
+        return f"{text} {eq} {fmt(lo)}"
+    if math.isinf(hi):
+        return f"{text} {ge} {fmt(lo)}"
+    if math.isinf(lo):
+        return f"{text} {le} {fmt(hi)}"
+    return f"{fmt(lo)} {le} {text} {le} {fmt(hi)}"
 
 
 def literal(values: Any, integer: bool = False) -> str:

@@ -7,7 +7,8 @@
   inlined when it fits a size budget); the assistant turn is one of four styles: ``code_only``,
   ``math_model`` (the walk-through and the formulation: it ends with the model, never with a
   number the prompt cannot produce), ``math_model_with_code`` (the model, the program, and
-  what running it gives) or ``clean_cot`` (a short modelling checklist, then the program).
+  what running it gives) or ``clean_cot`` (the program and what running it gives, with the
+  modelling reasoning in the thinking channel: ``reasoning_content``).
 
 Answers agree with their statements by construction: decisions are told with the statement's
 own names and words (``Telling.report``), a list of decisions is complete or says it is not
@@ -17,17 +18,17 @@ walk-through and in the aligned formulation.
 
 from __future__ import annotations
 
-import math
+import hashlib
 import re
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
-from ortrex.ir.expr import expand
 from ortrex.ir.semantic import SemanticModel
-from ortrex.render.data import number
+from ortrex.render.data import number, readable
 from ortrex.render.language import article, plural, unit
+from ortrex.render.reasoning import reasoning
 from ortrex.render.statement import Statement
 from ortrex.render.telling import Words, entity
 from ortrex.render.tellings import TELLINGS
@@ -134,10 +135,7 @@ def _agreeing(template: str, words: Words, v: float) -> str:
 
 def _fmt(v: float) -> str:
     """A value as a reader wants it: solver noise gone (``45.999999`` is ``46``)."""
-    r = round(v)
-    if abs(v - r) <= 1e-6 * max(1.0, abs(v)):
-        return number(float(r) + 0.0)
-    return number(round(v, 4) + 0.0)
+    return readable(v, 4, 1e-6)
 
 
 def walkthrough(sm: SemanticModel) -> str:
@@ -171,46 +169,12 @@ def _sym(name: str) -> str:
     return symbol(name)
 
 
-def checklist(sm: SemanticModel) -> str:
-    """Clean-CoT: variable domains, objective direction, critical constraints, nonlinearity."""
-    dom = {"C": "continuous", "I": "integer", "B": "binary (0/1)"}
-    lines = ["Modelling checklist:"]
-    lines.append("1. Variable domains: " + "; ".join(
-        f"{v.name} is {dom[v.vtype]}" + _bounds_words(v) for v in sm.variables) + ".")
-    o = sm.objective
-    lines.append(f"2. Objective direction: {'minimize' if o.sense == 'min' else 'maximize'} "
-                 f"the {o.description}.")
-    lines.append("3. Critical constraints: " + " ".join(c.meaning for c in sm.constraints))
-    quad = any(len(m.vars) == 2 for m in expand(o.expr)) or any(
-        any(len(m.vars) == 2 for m in expand(c.lhs)) for c in sm.constraints)
-    big_m = [p.name for p in sm.params if "big" in p.name.lower() or p.name.lower() == "m"]
-    notes = []
-    if quad:
-        notes.append("the objective has products of variables, a convex quadratic; keep it "
-                     "as a QP rather than linearising")
-    if big_m:
-        notes.append(f"{', '.join(big_m)} links binaries to quantities (a big-M bound); use "
-                     "the given value, not an arbitrary large one")
-    if any(v.where for v in sm.variables):
-        notes.append("some variables exist only for part of the index grid; skip the rest")
-    lines.append("4. Ratios and nonlinear terms: " + ("; ".join(notes) if notes else
-                 "none, every constraint and the objective are linear") + ".")
-    return "\n".join(lines)
-
-
-def _bounds_words(v: Any) -> str:
-    if v.vtype == "B":
-        return ""
-    lo = v.lb if isinstance(v.lb, (int, float)) else None
-    hi = v.ub if isinstance(v.ub, (int, float)) else None
-    parts = []
-    if lo is not None and not math.isinf(lo):
-        parts.append(f">= {number(lo)}")
-    if hi is not None and not math.isinf(hi):
-        parts.append(f"<= {number(hi)}")
-    if not isinstance(v.ub, (int, float)):
-        parts.append("bounded above by a parameter")
-    return (" " + ", ".join(parts)) if parts else ""
+def thinking(sm: SemanticModel, st: Statement) -> str:
+    """Clean-CoT reasoning: derived from the model, the statement's account and the data
+    (``ortrex.render.reasoning``), its wording drawn from the statement's identity."""
+    seed = int(hashlib.sha256(f"{sm.content_id}:{st.form}:{st.layout}".encode()
+                              ).hexdigest()[:8], 16)
+    return reasoning(sm, st.account, seed=seed)
 
 
 def _result(sm: SemanticModel, sol: Solution) -> str:
@@ -258,12 +222,15 @@ def sft_example(sm: SemanticModel, st: Statement, program: str, solver: str, sty
         "math_model": f"{walkthrough(sm)}\n\n{formulation}",
         "math_model_with_code": f"{walkthrough(sm)}\n\n{formulation}\n\n{_code(program)}"
                                 f"\n\nRunning it gives: {_lower(_result(sm, sol))}",
-        "clean_cot": f"{checklist(sm)}\n\n{_code(program)}\n\nRunning it gives: "
-                     f"{_lower(_result(sm, sol))}",
+        # Clean-CoT: the reasoning goes in the thinking channel (reasoning_content).
+        "clean_cot": f"{_code(program)}\n\nRunning it gives: {_lower(_result(sm, sol))}",
     }[style]
-    messages = [{"role": "user", "content": user_turn(st)},
-                {"role": "assistant", "content": answer}]
-    text = "\n\n".join(m["content"] for m in messages)
+    messages: list[dict[str, str]] = [{"role": "user", "content": user_turn(st)},
+                                      {"role": "assistant", "content": answer}]
+    if style == "clean_cot":
+        messages[1]["reasoning_content"] = thinking(sm, st)
+    text = "\n\n".join(m.get("reasoning_content", "") + ("\n\n" if m.get(
+        "reasoning_content") else "") + m["content"] for m in messages)
     return Rendered("sft", st.form, st.layout, text, messages, program, solver, style)
 
 
@@ -285,7 +252,7 @@ def cpt_document(sm: SemanticModel, st: Statement, program: str, solver: str, la
                  "Running it gives the answer. " + _result(sm, sol)]
     elif layout == "notes":
         parts = [f"Notes on {article(sm.family.replace('_', ' '))} model ({title})", statement,
-                 checklist(sm), walkthrough(sm), _code(program), _result(sm, sol)]
+                 thinking(sm, st), walkthrough(sm), _code(program), _result(sm, sol)]
     else:
         raise ValueError(f"unknown CPT layout {layout!r}; expected one of "
                          f"{', '.join(CPT_LAYOUTS)}")

@@ -257,7 +257,8 @@ class Store:
         except (duckdb.IOException, duckdb.InternalException, duckdb.FatalException) as exc:
             raise _write_error(self.path, exc) from None
         finally:
-            self.conn.unregister(view)
+            with suppress(duckdb.Error):  # an interrupted query leaves the transaction aborted
+                self.conn.unregister(view)
         return int(count)
 
     def query(self, sql: str, params: Sequence[Any] | dict[str, Any] | None = None

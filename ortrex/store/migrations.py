@@ -59,6 +59,39 @@ def _v5(conn: duckdb.DuckDBPyConnection) -> None:
         "created_at TIMESTAMP WITH TIME ZONE NOT NULL, PRIMARY KEY (id))")
 
 
+_TS = "TIMESTAMP WITH TIME ZONE NOT NULL"
+_V6 = (
+    "CREATE TABLE answers (id VARCHAR NOT NULL, run_id VARCHAR NOT NULL, document_id VARCHAR NOT "
+    "NULL, instance_id VARCHAR, semantic_id VARCHAR, family VARCHAR, form VARCHAR, model VARCHAR "
+    "NOT NULL, sample INTEGER NOT NULL, prompt JSON, completion VARCHAR, reasoning VARCHAR, "
+    "program VARCHAR, outcome VARCHAR NOT NULL, failure VARCHAR, detail VARCHAR, objective DOUBLE "
+    "PRECISION, expected DOUBLE PRECISION, equivalence VARCHAR, equivalence_reason VARCHAR, "
+    f"mistake VARCHAR, captured BYTEA, exec_s DOUBLE PRECISION, created_at {_TS}, "
+    "PRIMARY KEY (id))",
+    "CREATE TABLE diagnoses (id VARCHAR NOT NULL, answer_id VARCHAR NOT NULL, seq INTEGER NOT "
+    "NULL, mistake VARCHAR NOT NULL, family VARCHAR, role VARCHAR, kind VARCHAR NOT NULL, "
+    f"evidence VARCHAR NOT NULL, details JSON, created_at {_TS}, PRIMARY KEY (id))",
+    "CREATE TABLE repairs (id VARCHAR NOT NULL, run_id VARCHAR NOT NULL, answer_id VARCHAR NOT "
+    "NULL, round INTEGER NOT NULL, method VARCHAR NOT NULL, program VARCHAR, completion VARCHAR, "
+    "reasoning VARCHAR, status VARCHAR NOT NULL, detail VARCHAR, validated BOOLEAN, validation "
+    f"JSON, created_at {_TS}, PRIMARY KEY (id))",
+    "CREATE TABLE reviews (id VARCHAR NOT NULL, run_id VARCHAR NOT NULL, repair_id VARCHAR NOT "
+    "NULL, answer_id VARCHAR NOT NULL, branch VARCHAR NOT NULL, reviewer VARCHAR NOT NULL, "
+    f"verdict VARCHAR NOT NULL, reason VARCHAR, details JSON, created_at {_TS}, "
+    "PRIMARY KEY (id))",
+    "CREATE TABLE clean_stages (id VARCHAR NOT NULL, run_id VARCHAR NOT NULL, answer_id VARCHAR "
+    "NOT NULL, branch VARCHAR NOT NULL, mistake VARCHAR NOT NULL, diagnosed BOOLEAN NOT NULL, "
+    "repaired BOOLEAN NOT NULL, reviewer_passed BOOLEAN NOT NULL, validated BOOLEAN NOT NULL, "
+    f"exported BOOLEAN NOT NULL, document_id VARCHAR, failure VARCHAR, created_at {_TS}, "
+    "PRIMARY KEY (id))",
+)
+
+
+def _v6(conn: duckdb.DuckDBPyConnection) -> None:
+    for ddl in _V6:
+        conn.execute(ddl)
+
+
 # Forward migrations, in order. A new store is created at SCHEMA_VERSION directly from the
 # table definitions; a store stamped with an older version gets every later step here, each
 # written as explicit DDL so it keeps working when the table definitions move on.
@@ -67,6 +100,7 @@ MIGRATIONS: list[Migration] = [
     Migration(3, "document verification outcomes, statements, messages, MinHash", _v3),
     Migration(4, "lineage macros (ancestors, descendants, path) and operator_stats", _v4),
     Migration(5, "task failures (tasks that raised or crashed on every attempt)", _v5),
+    Migration(6, "the clean flywheel: answers, diagnoses, repairs, reviews, clean stages", _v6),
 ]
 
 # The tables of schema v1 as they were created, for building old stores (tests, tools).

@@ -13,7 +13,7 @@ from typing import Any
 import sqlalchemy as sa
 from sqlmodel import Field, SQLModel
 
-SCHEMA_VERSION = 5
+SCHEMA_VERSION = 6
 
 
 def _double(**kw: Any) -> Any:
@@ -223,8 +223,110 @@ class TaskFailureRow(SQLModel, table=True):
     created_at: datetime
 
 
+class AnswerRow(SQLModel, table=True):
+    """A served model's answer to a corpus problem (v6), scored and diagnosed against the
+    verified instance (``ortrex distill``)."""
+
+    __tablename__ = "answers"
+    id: str = Field(primary_key=True)
+    run_id: str
+    document_id: str  # the corpus problem: an accepted SFT document
+    instance_id: str | None = None
+    semantic_id: str | None = None
+    family: str | None = None
+    form: str | None = None
+    model: str
+    sample: int
+    prompt: list | None = _json(default=None)  # the chat messages asked
+    completion: str | None = None
+    reasoning: str | None = None  # reasoning_content or <think>, when the reply had it
+    program: str | None = None
+    outcome: str  # passed | mistaken
+    failure: str | None = None  # the scoring failure class (wrong_objective, infeasible, ...)
+    detail: str | None = None
+    objective: float | None = _double(default=None)
+    expected: float | None = _double(default=None)
+    equivalence: str | None = None
+    equivalence_reason: str | None = None
+    mistake: str | None = None  # the first diagnosis class (priority order)
+    captured: bytes | None = Field(default=None, sa_type=sa.LargeBinary)  # zlib of MPS
+    exec_s: float | None = _double(default=None)
+    created_at: datetime
+
+
+class DiagnosisRow(SQLModel, table=True):
+    """One mistake of an answer (v6): its class, the family it is in, the evidence."""
+
+    __tablename__ = "diagnoses"
+    id: str = Field(primary_key=True)
+    answer_id: str
+    seq: int
+    mistake: str
+    family: str | None = None
+    role: str | None = None
+    kind: str  # variable | constraint | objective | program
+    evidence: str
+    details: dict | None = _json(default=None)
+    created_at: datetime
+
+
+class RepairRow(SQLModel, table=True):
+    """A proposed repair of an answer (v6): how it was made, and its local validation."""
+
+    __tablename__ = "repairs"
+    id: str = Field(primary_key=True)
+    run_id: str
+    answer_id: str
+    round: int
+    method: str  # deterministic:patch | deterministic:ir | served
+    program: str | None = None
+    completion: str | None = None
+    reasoning: str | None = None
+    status: str  # proposed | no_program | repeat | error
+    detail: str | None = None
+    validated: bool | None = None
+    validation: dict | None = _json(default=None)
+    created_at: datetime
+
+
+class ReviewRow(SQLModel, table=True):
+    """The reviewer's judgement of a repair in one branch (v6): pass or reject, and why."""
+
+    __tablename__ = "reviews"
+    id: str = Field(primary_key=True)
+    run_id: str
+    repair_id: str
+    answer_id: str
+    branch: str  # clean | clean_cot
+    reviewer: str  # verifiers, or verifiers+<served model>
+    verdict: str  # pass | reject
+    reason: str | None = None
+    details: dict | None = _json(default=None)
+    created_at: datetime
+
+
+class CleanStageRow(SQLModel, table=True):
+    """How far one answer went in one branch of a clean run (v6): the stage table's rows."""
+
+    __tablename__ = "clean_stages"
+    id: str = Field(primary_key=True)  # run id : answer id : branch
+    run_id: str
+    answer_id: str
+    branch: str
+    mistake: str
+    diagnosed: bool
+    repaired: bool
+    reviewer_passed: bool
+    validated: bool
+    exported: bool
+    document_id: str | None = None
+    failure: str | None = None
+    created_at: datetime
+
+
 TABLES: dict[str, type[SQLModel]] = {
     m.__tablename__: m  # type: ignore[misc]
     for m in (SchemaVersion, Run, Source, Instance, SemanticModelRow, Document, Verification,
-              LineageEdge, Export, RunTask, TaskFailureRow)
+              LineageEdge, Export, RunTask, TaskFailureRow, AnswerRow, DiagnosisRow, RepairRow,
+              ReviewRow, CleanStageRow)
 }

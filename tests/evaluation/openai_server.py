@@ -11,9 +11,14 @@ Models (the ``model`` field of a request):
 * ``flaky``: answers HTTP 429 to the first ``flaky_failures`` attempts of every request, then
   as ``oracle``;
 * ``cheat-<name>``: a program that tries to pass without solving the problem (``CHEATS``),
-  given the item's true answer (the worst case: a model that memorised it).
+  given the item's true answer (the worst case: a model that memorised it);
+* any name in ``State.scripts``: the reply is what its function returns for the request's
+  messages (a string; a (reasoning, content) pair, the reasoning sent as
+  ``reasoning_content`` as reasoning servers do; bytes are sent as the raw HTTP body, a
+  server's garbage).
 
-``GET /stats`` returns the number of attempts per question (a short hash).
+``GET /stats`` returns the number of attempts per question (a short hash); ``State.by_model``
+counts requests per model.
 """
 
 from __future__ import annotations
@@ -23,6 +28,7 @@ import json
 import threading
 import time
 from collections import Counter
+from collections.abc import Callable
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
@@ -194,6 +200,9 @@ class State:
         self.flaky_failures = flaky_failures
         self.delay_s = delay_s
         self.attempts: Counter[str] = Counter()
+        self.by_model: Counter[str] = Counter()
+        self.scripts: dict[str, Callable[[list[dict[str, Any]]],
+                                         str | bytes | tuple[str, str]]] = {}
         self.lock = threading.Lock()
 
     def set_answers(self, answers: dict[str, str]) -> None:
@@ -224,7 +233,7 @@ def _handler(state: State) -> type[BaseHTTPRequestHandler]:
         def do_GET(self) -> None:
             if self.path.endswith("/models"):
                 names = ["oracle", "slow", "flaky", *(f"broken-{k}" for k in BROKEN),
-                         *(f"cheat-{k}" for k in CHEATS)]
+                         *(f"cheat-{k}" for k in CHEATS), *state.scripts]
                 self._json(200, {"object": "list", "data": [
                     {"id": n, "object": "model", "created": 0, "owned_by": "tests"}
                     for n in names]})
@@ -241,10 +250,24 @@ def _handler(state: State) -> type[BaseHTTPRequestHandler]:
             key = key_of(question_of(req["messages"]))
             with state.lock:
                 state.attempts[key] += 1
+                state.by_model[model] += 1
                 attempt = state.attempts[key]
             if state.delay_s:
                 time.sleep(state.delay_s)
-            if model == "slow":
+            reasoning = None
+            if model in state.scripts:
+                got = state.scripts[model](req["messages"])
+                if isinstance(got, tuple):
+                    reasoning, got = got
+                if isinstance(got, bytes):  # garbage: a body that is no completion
+                    self.send_response(200)
+                    self.send_header("Content-Type", "application/json")
+                    self.send_header("Content-Length", str(len(got)))
+                    self.end_headers()
+                    self.wfile.write(got)
+                    return
+                text = got
+            elif model == "slow":
                 time.sleep(state.slow_s)
                 text = state.answers.get(key, "")
             elif model == "flaky" and attempt <= state.flaky_failures:
@@ -263,7 +286,9 @@ def _handler(state: State) -> type[BaseHTTPRequestHandler]:
                 "id": f"cmpl-{key}-{attempt}", "object": "chat.completion", "created": 0,
                 "model": model,
                 "choices": [{"index": 0, "finish_reason": "stop",
-                             "message": {"role": "assistant", "content": text}}],
+                             "message": {"role": "assistant", "content": text,
+                                         **({"reasoning_content": reasoning}
+                                            if reasoning else {})}}],
                 "usage": {"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2}})
 
     return Handler

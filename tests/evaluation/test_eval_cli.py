@@ -192,7 +192,7 @@ def test_bad_input_stops_before_any_work(tmp_path: Path) -> None:
 def test_heldout_split_is_scored_and_never_exported(tmp_path: Path) -> None:
     db = str(tmp_path / "s.duckdb")
     r = run_cli("pipeline", "--count", "6", "--families", "knapsack_01,transportation",
-                "--workers", "1", "--db", db, timeout=600)
+                "--forms", "DP", "--workers", "1", "--db", db, timeout=600)
     assert r.returncode == 0, r.stderr
     # A split seed that holds out some instances but not all (6 coin flips can go either way).
     from ortrex.evaluation.heldout import _held

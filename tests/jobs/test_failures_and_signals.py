@@ -139,3 +139,61 @@ def test_ctrl_c_at_random_moments_stops_cleanly_and_the_job_finishes_as_if_unint
                 "--workers", "2", "--db", str(ref), timeout=600)
     assert r.returncode == 0, r.stderr
     assert _instances(db) == _instances(ref)
+
+
+def test_a_signal_inside_a_duckdb_write_is_an_interrupt_not_an_internal_error(
+        tmp_path: Path) -> None:
+    """A signal handler's exception raised inside a DuckDB query comes back as DuckDB's own
+    ``Query interrupted`` (the Python exception is lost): the store rolls back whole and the
+    driver still stops as interrupted rather than reporting an internal error."""
+    import datetime
+
+    import duckdb
+    import pyarrow as pa
+
+    from ortrex.jobs import InlineExecutor, drive
+    from ortrex.jobs.failures import Interrupted, mark_signalled
+
+    class Stop(Exception):
+        pass
+
+    def on_alarm(signum: int, frame: object) -> None:
+        mark_signalled()
+        raise Stop
+
+    n = 600_000  # about a second of inserting: the alarm lands inside the query
+    now = datetime.datetime.now(datetime.UTC)
+    rows = pa.table({"id": [f"r{k}" for k in range(n)], "command": ["generate"] * n,
+                     "status": ["ok"] * n, "ortrex_version": ["0"] * n,
+                     "started_at": pa.array([now] * n)})
+
+    class Writer:
+        def add(self, task: int, result: Any) -> None:
+            pass
+
+        def fail(self, task: int, failure: Any) -> None:
+            pass
+
+        def due(self) -> bool:
+            return True
+
+        def flush(self) -> None:
+            signal.setitimer(signal.ITIMER_REAL, 0.15)
+            with store.transaction():
+                store.insert("runs", rows)
+            raise AssertionError("the alarm did not land inside the write")
+
+    old = signal.signal(signal.SIGALRM, on_alarm)
+    try:
+        with Store(tmp_path / "s.duckdb", create=True) as store:
+            with pytest.raises(Interrupted) as info:
+                drive([1], lambda t: t, Writer(), InlineExecutor())
+            cause = info.value.__context__
+            assert isinstance(cause, (duckdb.Error, RuntimeError)), repr(cause)
+            assert "interrupted" in str(cause).lower(), repr(cause)
+            # Nothing half-written, and the connection is usable: the transaction rolled back.
+            assert store.query("SELECT count(*) AS n FROM runs").to_dicts() == [{"n": 0}]
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, old)
+        mark_signalled(False)

@@ -42,7 +42,8 @@ def test_schema(tmp_path: Path) -> None:
         assert types[("lineage", "params")] == "JSON"
         assert set(s.counts()) == {"runs", "sources", "instances", "semantic_models", "documents",
                                    "verifications", "lineage", "exports", "run_tasks",
-                                   "task_failures"}
+                                   "task_failures", "answers", "diagnoses", "repairs",
+                                   "reviews", "clean_stages"}
 
 
 def test_insert_is_idempotent_and_queries_give_polars(tmp_path: Path) -> None:

@@ -1,0 +1,81 @@
+"""The clean_cot reasoning: derived from the semantic model, the statement and the data; every
+decision, bound, rule and big-M justified with the instance's own numbers; in the thinking
+channel of the SFT example; clean English."""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+import pytest
+
+from ortrex.engine.families import REGISTRY
+from ortrex.ir.expr import Param, as_expr
+from ortrex.render.data import number
+from ortrex.render.documents import Solution, sft_example, thinking
+from ortrex.render.program import gurobipy_program
+from ortrex.render.statement import render_statement
+from ortrex.verifiers.language import check_language
+
+
+def _num(v: float) -> str:
+    r = round(v)
+    return number(float(r)) if abs(v - r) <= 1e-9 * max(1.0, abs(v)) else \
+        number(round(v, 6))
+
+
+@pytest.mark.parametrize("family", sorted(REGISTRY))
+def test_reasoning_justifies_every_part_with_the_data(family: str) -> None:
+    sm = REGISTRY[family].sample(np.random.default_rng(7), "small")
+    st = render_statement(sm, "DP", seed=11)
+    text = thinking(sm, st)
+    g = sm.ground()
+    for v in sm.variables:  # every decision, its domain and its bounds
+        assert re.search(rf"\b{re.escape(v.name)}\b", text), v.name
+        for b in (v.lb, v.ub):
+            for p in [x for x in as_expr(b).walk() if isinstance(x, Param)]:
+                first = float(np.asarray(sm.param_map[p.name].values).reshape(-1)[0])
+                assert _num(first) in text, (v.name, p.name)
+    for c in sm.constraints:  # every rule, with its first row written out in numbers
+        assert re.search(rf"\b{re.escape(c.name)}\b", text), c.name
+        rows = [k for k, n in enumerate(g.row_names) if n.split("[")[0] == c.name]
+        if rows:
+            assert g.row_names[rows[0]] in text, c.name
+            lo, hi = g.row_lower[rows[0]], g.row_upper[rows[0]]
+            rhs = lo if np.isfinite(lo) else hi
+            assert _num(float(rhs)) in text, (c.name, rhs)
+    for name, expr in sm.derived_params.items():  # every big-M and count, with its derivation
+        assert expr in text, name
+        first = float(np.asarray(sm.param_map[name].values).reshape(-1)[0])
+        assert _num(first) in text, name
+    for key, sentence in st.account.items():  # the statement's own words
+        if key == "objective" or key in {c.name for c in sm.constraints}:
+            assert sentence.strip() in text, key
+    names = frozenset(e for s in sm.sets for e in s.elements)
+    assert check_language(text, names).ok, check_language(text, names).summary()
+    assert thinking(sm, st) == text  # deterministic for a statement
+
+
+def test_ratio_linearisation_shows_the_derived_coefficients() -> None:
+    sm = REGISTRY["blending"].sample(np.random.default_rng(3), "small")
+    text = thinking(sm, render_statement(sm, "DT", seed=2))
+    content, low = sm.param_map["content"].values, sm.param_map["low"].values
+    coef = content[0, 0] - low[0]  # first property, first stream: content minus the limit
+    assert _num(float(coef)) in text
+
+
+def test_clean_cot_example_puts_the_reasoning_in_the_thinking_channel() -> None:
+    sm = REGISTRY["lot_sizing"].sample(np.random.default_rng(5), "small")
+    st = render_statement(sm, "DP", seed=4)
+    prog = gurobipy_program(sm).code
+    ex = sft_example(sm, st, prog, "gurobipy", "clean_cot", Solution(123.0))
+    answer = ex.messages[-1]
+    assert answer["reasoning_content"] == thinking(sm, st)
+    assert "big_m" in answer["reasoning_content"] and "```" not in answer["reasoning_content"]
+    assert answer["content"].startswith("```python") and "Modelling checklist" not in ex.text
+    assert answer["reasoning_content"] in ex.text
+    from ortrex.export.contract import sft_contract
+
+    assert sft_contract(ex.messages, prog, thinking=True) == []
+    assert sft_contract(ex.messages, prog, thinking=False) == [
+        "reasoning in an example without thinking"]
