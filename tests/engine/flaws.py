@@ -98,7 +98,8 @@ def flawed_program(sm: SemanticModel, mistake: str) -> str:
 def shared_store(factory: pytest.TempPathFactory, name: str,
                  build: Callable[[Path], None]) -> Path:
     """A store built once per test session, whichever xdist worker asks first (the others
-    wait on a file lock and reuse it); callers copy it before writing."""
+    wait on a file lock and reuse it); callers copy it before writing. ``build`` runs the CLI
+    in a subprocess: the corpus must not depend on what earlier tests left in the worker."""
     import fcntl
     import os
 

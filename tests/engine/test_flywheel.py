@@ -66,7 +66,7 @@ def corpus(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A small verified corpus: 6 instances of 3 families, an SFT example per form (built once
     per session)."""
     def build(db: Path) -> None:
-        r = cli("pipeline", "--count", "6", "--families", ",".join(FAMILIES), "--kinds", "sft",
+        r = run_cli("pipeline", "--count", "6", "--families", ",".join(FAMILIES), "--kinds", "sft",
                 "--size", "small", "--workers", "1", "--seed", "1", "--db", str(db))
         assert r.returncode == 0, r.stderr
 

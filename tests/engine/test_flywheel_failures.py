@@ -33,7 +33,7 @@ def q(db: Path, query: str) -> list[dict[str, Any]]:
 def small(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, list[Problem]]:
     """Two transportation instances, DP and DT: four problems (built once per session)."""
     def build(db: Path) -> None:
-        r = cli("pipeline", "--count", "2", "--families", "transportation", "--kinds", "sft",
+        r = run_cli("pipeline", "--count", "2", "--families", "transportation", "--kinds", "sft",
                 "--forms", "DP,DT", "--size", "small", "--workers", "1", "--seed", "3",
                 "--db", str(db))
         assert r.returncode == 0, r.stderr
