@@ -77,7 +77,7 @@ def to_gurobi(model: CanonicalModel, env: gurobipy.Env | None = None,
         Q = sp.coo_matrix((qv.copy(), (qi.copy(), qj.copy())), shape=(n, n))
         gm.setMObjective(Q, model.obj.copy(), model.obj_constant, x, x, x, sense_code)
     if rr.size:
-        csr = model.A
+        csr = model.csr
         starts = np.searchsorted(rr, np.arange(model.num_rows + 1))
         for r in np.flatnonzero(is_q):
             if np.isfinite(lo[r]) and np.isfinite(hi[r]) and lo[r] < hi[r]:

@@ -63,9 +63,10 @@ def to_highs(model: CanonicalModel, names: bool = True) -> highspy.Highs:
     lp.offset_ = model.obj_constant
     lp.sense_ = highspy.ObjSense.kMaximize if model.sense.value == "max" else \
         highspy.ObjSense.kMinimize
-    # Passed row-wise as the canonical CSR holds it: HiGHS stores it column-wise, sorted, the
-    # same matrix that scipy's tocsc gave (checked), at a third less of the build's time.
-    A = model.A
+    # Passed row-wise as the model's canonical CSR arrays hold it (no scipy matrix built):
+    # HiGHS stores it column-wise, sorted, the same matrix that scipy's tocsc gave (checked),
+    # at a third less of the build's time.
+    A = model.csr
     lp.a_matrix_.format_ = highspy.MatrixFormat.kRowwise
     lp.a_matrix_.num_col_, lp.a_matrix_.num_row_ = n, m
     lp.a_matrix_.start_ = A.indptr.astype(np.int32)
