@@ -92,7 +92,7 @@ def drive(tasks: Iterable[T], worker: Callable[[T], Any], writer: JobWriter[T],
                 break
         writing = True
         writer.flush()
-    except (KeyboardInterrupt, Interrupted, Exception) as exc:
+    except (KeyboardInterrupt, Exception) as exc:
         if not isinstance(exc, (KeyboardInterrupt, Interrupted)) and not signalled():
             raise
         # Interrupted while waiting for a result: every buffered task is whole, so commit
