@@ -140,3 +140,24 @@ def test_doctor_reports_the_layers_and_checks_them() -> None:
         assert probe["unix_socket"] is False
     r = run_cli("doctor")
     assert r.returncode == 0 and "privileges" in r.stdout
+
+
+def test_a_command_runs_in_an_app_holding_only_it() -> None:
+    """Only the command run is built (typer builds every registered command's parameters);
+    help, --version, a misspelt command or none get the whole app."""
+    from typer.main import get_command
+
+    from ortrex.cli import _app_for, app
+
+    for args, name in ((["equiv", "a.lp", "b.lp"], "equiv"),
+                       (["--db", "x.duckdb", "--debug", "sql", "SELECT 1"], "sql"),
+                       (["--db=x.duckdb", "export", "sft", "--help"], "export")):
+        one = get_command(_app_for(args))
+        assert list(one.commands) == [name], args  # type: ignore[attr-defined]
+        assert [p.name for p in one.params] == [p.name for p in get_command(app).params]
+    for args in ([], ["--help"], ["--version"], ["equv"], ["--db", "equiv"], ["--help", "sql"]):
+        assert _app_for(args) is app, args
+    # The same command, the same usage line and options either way.
+    full = get_command(app).commands["equiv"]  # type: ignore[attr-defined]
+    one = get_command(_app_for(["equiv"])).commands["equiv"]  # type: ignore[attr-defined]
+    assert [p.opts for p in one.params] == [p.opts for p in full.params]
