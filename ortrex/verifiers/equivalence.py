@@ -176,17 +176,43 @@ def _own_side(model: CanonicalModel, rel_tol: float) -> _Side:
     return side
 
 
-def _own_sides(ma: CanonicalModel, mb: CanonicalModel, rel_tol: float
-               ) -> tuple[_Side, _Side] | None:
-    """Both models' own sides, when their exact tokens are the tolerance-aware ones: no two
-    different numbers of the two models lie within the tolerance (then equal within tolerance
-    means equal, and each model can be tokenised, and coloured, on its own). None otherwise."""
-    pool = np.concatenate([ma.normal_form.values, mb.normal_form.values])
-    pool.sort()
-    x, y = pool[:-1], pool[1:]
-    if ((x != y) & close(x, y, rel_tol)).any():
+def _cached_sides(ma: CanonicalModel, mb: CanonicalModel, rel_tol: float
+                  ) -> tuple[_Side, _Side, Callable[[np.ndarray], np.ndarray]] | None:
+    """A's own side (computed once per model) and a side of B in A's tokens, with the token
+    function; None when two different numbers of A fall in one tolerance group.
+
+    The numbers of both models are grouped as :func:`joint_tokens` groups them (sorted
+    together, cut only where neighbours are not close). With at most one distinct number of A
+    per group, A's exact tokens are tolerance-aware, and each number of B takes the exact
+    token of the A number in its group (of the group's smallest number if A has none): numbers
+    within tolerance share a token, so A's graph and colouring serve every B it meets. When no
+    two different numbers are close at all, B's tokens are its own exact ones, and B's side is
+    cached too."""
+    va, vb = ma.normal_form.values, mb.normal_form.values
+    pool = np.concatenate([va, vb])
+    order = np.argsort(pool, kind="stable")
+    s = pool[order]
+    near = close(s[:-1], s[1:], rel_tol)
+    if not (near & (s[:-1] != s[1:])).any():
+        return _own_side(ma, rel_tol), _own_side(mb, rel_tol), _exact_tokens
+    group = np.zeros(s.size, dtype=np.int64)
+    np.cumsum(~near, out=group[1:])
+    from_a = order < va.size
+    if np.bincount(group[from_a]).max() > 1:
         return None
-    return _own_side(ma, rel_tol), _own_side(mb, rel_tol)
+    rep = s[np.concatenate([[0], np.flatnonzero(~near) + 1])]  # each group's smallest number
+    rep[group[from_a]] = s[from_a]
+    keys = _exact_tokens(rep)
+    where = np.empty(s.size, dtype=np.int64)
+    where[order] = np.arange(s.size)
+    nmb = mb.normal_form
+    b_keys = keys[group[where[va.size:]]]  # per distinct number of B
+    tb = Tokens(nmb, flat=b_keys[np.searchsorted(vb, nmb.numbers[0])])
+
+    def tokens(x: np.ndarray) -> np.ndarray:
+        return keys[group[np.minimum(np.searchsorted(s, x), s.size - 1)]]
+
+    return _own_side(ma, rel_tol), _side(mb, nmb, tb, rel_tol), tokens
 
 
 def _side(model: CanonicalModel, nm: NormalizedModel, tk: Tokens, rel_tol: float) -> _Side:
@@ -490,21 +516,27 @@ def check_equivalence(a: ModelLike, b: ModelLike, *, rel_tol: float = 1e-6,
                        ("integer variables", int(ma.integral.sum()), int(mb.integral.sum()))):
         if x != y:
             return done(NOT_EQUIVALENT, f"after normalisation: {x} {what} vs {y}")
-    own = _own_sides(ma, mb, rel_tol)
-    if own is None:  # numbers within tolerance but not equal: one grouping for both models
+    sides = _cached_sides(ma, mb, rel_tol)
+    if sides is None:  # close numbers within A: one grouping for both models
         p = _prepare(ma, mb, rel_tol)
         sa, sb, fn = p.a, p.b, p.fn
     else:
-        (sa, sb), fn = own, _exact_tokens
+        sa, sb, fn = sides
     t2 = time.perf_counter()
     timings["normalise"] = t2 - t1
 
     # Counts and multisets of numbers first: most different pairs need no graph at all.
     why = _quick_difference(sa, sb, fn, rel_tol) or _number_difference(sa, sb, fn, rel_tol)
+    if why and fn is not _exact_tokens and sides is not None:
+        # B in A's tokens proves the difference; the words (which number differs) are those of
+        # the joint grouping, whose token order picks the number named.
+        p = _prepare(ma, mb, rel_tol)
+        sa, sb, fn, sides = p.a, p.b, p.fn, None
+        why = _quick_difference(sa, sb, fn, rel_tol) or _number_difference(sa, sb, fn, rel_tol)
     if why:
         return done(NOT_EQUIVALENT, why)
     n_a = sa.graph[0].size
-    if own is not None:
+    if sides is not None:
         # Each side coloured on its own (once per model): refining the disjoint union gives
         # the same colours, round for round, so the union starts stable. Its refiner is only
         # needed if the search has to branch.
