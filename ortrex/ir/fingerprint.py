@@ -328,17 +328,8 @@ class Refiner:
         early once the two colour multisets provably differ (their wrapping sums differ).
         """
         classes = count_classes(colors)
-        every_node = self.targets.size == colors.size
         for _ in range(max_rounds):
-            # _combine(colors[src], ecol) summed per target, then _combine(colors, agg)
-            if every_node and self.src.size:
-                agg = np.add.reduceat(splitmix(colors[self.src] * _K + self.ecol), self.starts)
-            else:
-                agg = np.zeros(colors.size, dtype=np.uint64)
-                if self.src.size:
-                    agg[self.targets] = np.add.reduceat(
-                        splitmix(colors[self.src] * _K + self.ecol), self.starts)
-            colors = _combine(colors, agg)
+            colors = self.step(colors)
             if split is not None and colors[:split].sum() != colors[split:].sum():
                 break
             new_classes = count_classes(colors)
@@ -346,6 +337,18 @@ class Refiner:
                 break
             classes = new_classes
         return colors
+
+    def step(self, colors: np.ndarray) -> np.ndarray:
+        """One round: each node's colour combined with the wrapping sum of its in-edges'
+        ``_combine(colors[src], ecol)``."""
+        if not self.src.size:
+            return _combine(colors, np.zeros(colors.size, dtype=np.uint64))
+        msg = np.add.reduceat(splitmix(colors[self.src] * _K + self.ecol), self.starts)
+        if self.targets.size == colors.size:  # every node has an in-edge
+            return _combine(colors, msg)
+        agg = np.zeros(colors.size, dtype=np.uint64)
+        agg[self.targets] = msg
+        return _combine(colors, agg)
 
 
 def refine(colors: np.ndarray, src: np.ndarray, dst: np.ndarray, ecol: np.ndarray,

@@ -29,6 +29,8 @@ from ortrex.ir.normalize import EQ0, EQ1, GE, RANGE, NormalizedModel
 from ortrex.verifiers.isomorphism import (
     MAX_SEARCH_ROUNDS,
     Automorphisms,
+    HalfMemo,
+    PairRefiner,
     Search,
     SearchTimeout,
     balanced,
@@ -151,6 +153,21 @@ class _Side:
         """Colour refinement on this side's graph alone."""
         _, src, dst, ecol = self.graph
         return Refiner(src, dst, ecol)
+
+    @cached_property
+    def entry_rows(self) -> np.ndarray:
+        """The normalised row of each constraint coefficient."""
+        return self.nm.A.row_of_entry()
+
+    @cached_property
+    def entry_keys(self) -> np.ndarray:
+        """Row x variables + column of each coefficient: increasing (rows sorted by column)."""
+        return self.entry_rows * self.nm.num_vars + self.nm.A.indices
+
+    @cached_property
+    def memo(self) -> HalfMemo:
+        """What searches learnt about this side alone, kept for the next pair."""
+        return HalfMemo()
 
     @cached_property
     def stable(self) -> np.ndarray:
@@ -394,11 +411,38 @@ def _check(a: _Side, b: _Side, m: _Map, rel_tol: float) -> str:
     if m.target.size != a.rows.size or b.rows.size != a.rows.size \
             or not one_to_one(m.target, nb.num_rows) or not is_rep[m.target].all():
         return "the row map is not a one-to-one map onto B's rows"
+    if _every_row_matches(a, b, m, rel_tol):
+        return ""
     ok = rows_match(na, a.rows, nb, m.target, m.sign, vm, rel_tol)
     if not ok.all():
         r = int(na.origin[a.rows[int(np.flatnonzero(~ok)[0])]])
         return f"row {a.model.row_names[r]!r} does not match its image"
     return ""
+
+
+def _every_row_matches(a: _Side, b: _Side, m: _Map, rel_tol: float) -> bool:
+    """Whether every row of A, mapped, equals its B row within tolerance, in one comparison of
+    all entries (B's are in row and column order already, A's are sorted once); only for
+    models with no merged and no quadratic rows. False also where the rows do not apply: the
+    row-by-row comparison then says which row fails."""
+    na, nb = a.nm, b.nm
+    if a.rows.size != na.num_rows or b.rows.size != nb.num_rows or na.A.nnz != nb.A.nnz \
+            or na.qrows[0].size or nb.qrows[0].size:
+        return False
+    target, sign = m.target, m.sign
+    if not np.array_equal(na.kind, nb.kind[target]):
+        return False
+    flip = sign < 0
+    lo = np.where(flip, -na.rhi, na.rlo)
+    hi = np.where(flip, -na.rlo, na.rhi)
+    if not close(np.concatenate([lo, hi]), np.concatenate([nb.rlo[target], nb.rhi[target]]),
+                 rel_tol).all():
+        return False
+    rows = a.entry_rows
+    key = target[rows] * na.num_vars + m.var_map[na.A.indices]
+    order = np.argsort(key)
+    return bool(np.array_equal(key[order], b.entry_keys)
+                and close((na.A.data * sign[rows])[order], nb.A.data, rel_tol).all())
 
 
 def _certificate(a: _Side, b: _Side, m: _Map) -> Certificate:
@@ -454,19 +498,6 @@ def _node_map(a: _Side, b: _Side, mapping: np.ndarray) -> _Map | None:
     g = b.gadget_rows
     pos = np.where(second, g[np.clip(local - rb, 0, g.size - 1)] if g.size else 0, local)
     return _Map(mapping[:n].astype(np.int64), b.rows[pos], np.where(second, -1.0, 1.0))
-
-
-class _Deferred:
-    """A refiner built on its first call."""
-
-    def __init__(self, make: Callable[[], Refiner]) -> None:
-        self.make = make
-        self.refiner: Refiner | None = None
-
-    def __call__(self, *args: Any, **kwargs: Any) -> np.ndarray:
-        if self.refiner is None:
-            self.refiner = self.make()
-        return self.refiner(*args, **kwargs)
 
 
 # ------------------------------------------------------------------ entry points
@@ -540,7 +571,7 @@ def check_equivalence(a: ModelLike, b: ModelLike, *, rel_tol: float = 1e-6,
         # Each side coloured on its own (once per model): refining the disjoint union gives
         # the same colours, round for round, so the union starts stable. Its refiner is only
         # needed if the search has to branch.
-        refine = _Deferred(lambda: Refiner.union(sa.refiner, sb.refiner, n_a))
+        refine = PairRefiner(sa.refiner, sb.refiner, n_a, sa.memo)
         colors = np.concatenate([sa.stable, sb.stable])
     else:
         ca, s1, d1, e1 = sa.graph
@@ -565,7 +596,8 @@ def check_equivalence(a: ModelLike, b: ModelLike, *, rel_tol: float = 1e-6,
         failures.append(why)
         return False
 
-    search = Search(refine, n_a, accept, deadline, lambda: Automorphisms(sb.graph))
+    search = Search(refine, n_a, accept, deadline, lambda: Automorphisms(sb.graph),
+                    memo=None if sides is None else sa.memo)
     try:
         mapping = search.run(colors)
     except SearchTimeout:
