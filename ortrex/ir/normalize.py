@@ -79,7 +79,13 @@ class NormalizedModel:
     @cached_property
     def values(self) -> np.ndarray:
         """The distinct numbers of :attr:`numbers` and zero, sorted."""
-        return np.unique(np.concatenate([self.numbers[0], _ZERO]))
+        pool = np.concatenate([self.numbers[0], _ZERO])
+        pool.sort()
+        # Sorting and dropping repeats by hand: np.unique costs twice as much on these sizes.
+        keep = np.empty(pool.size, dtype=bool)
+        keep[0] = True
+        np.not_equal(pool[1:], pool[:-1], out=keep[1:])
+        return pool[keep]
 
 
 def normalize(model: CanonicalModel, int_tol: float = 1e-9) -> NormalizedModel:

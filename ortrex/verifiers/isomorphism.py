@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ortrex.ir.fingerprint import Refiner, count_classes, splitmix
+from ortrex.ir.fingerprint import Refiner, count_classes, equal, splitmix
 
 MAX_SEARCH_ROUNDS = 1 << 30  # refinement in the search runs to the stable colouring
 
@@ -130,7 +130,7 @@ class PairRefiner:
         cb = colors[split:]
 
         def union_classes(r: int, cb: np.ndarray) -> int:
-            if np.array_equal(ra.sorted[r], np.sort(cb)):
+            if equal(ra.sorted[r], np.sort(cb)):
                 return ra.classes[r]
             return count_classes(np.concatenate([ra.colors[r], cb]))
 
@@ -156,7 +156,7 @@ class SearchTimeout(Exception):
 
 def balanced(colors: np.ndarray, n_a: int) -> bool:
     """Whether both sides (the first n_a nodes, the rest) have one colour multiset."""
-    return np.array_equal(np.sort(colors[:n_a]), np.sort(colors[n_a:]))
+    return equal(np.sort(colors[:n_a]), np.sort(colors[n_a:]))
 
 
 @dataclass
@@ -221,7 +221,7 @@ class Search:
         n_a = self.n_a
         ca, cb = cur[:n_a], cur[n_a:]
         cells = self._cells(ca)
-        if not np.array_equal(cells.sorted, np.sort(cb)):
+        if not equal(cells.sorted, np.sort(cb)):
             return None
         target = cells.target
         if target is None:  # discrete: the colouring is the mapping
@@ -339,5 +339,4 @@ class Automorphisms:
         s, d, e = self.edges
         ms, md = sigma[s], sigma[d]
         order = np.lexsort((e, md, ms))
-        return bool(np.array_equal(ms[order], s) and np.array_equal(md[order], d)
-                    and np.array_equal(e[order], e))
+        return equal(ms[order], s) and equal(md[order], d) and equal(e[order], e)
