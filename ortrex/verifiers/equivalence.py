@@ -23,7 +23,16 @@ from typing import Any
 import numpy as np
 
 from ortrex.ir.canonical import CanonicalModel
-from ortrex.ir.fingerprint import Refiner, Tokens, equal, model_graph, row_groups, splitmix
+from ortrex.ir.fingerprint import (
+    Refiner,
+    Tokens,
+    all_true,
+    equal,
+    model_graph,
+    row_groups,
+    sort,
+    splitmix,
+)
 from ortrex.ir.formats import from_gurobi, from_highs, read_model
 from ortrex.ir.normalize import EQ0, EQ1, GE, RANGE, NormalizedModel
 from ortrex.verifiers.isomorphism import (
@@ -144,9 +153,9 @@ class _Side:
     def multisets(self) -> dict[str, np.ndarray]:
         """Sorted tokens of the numbers that equivalent models share as multisets."""
         ge = self.rows[self.nm.kind[self.rows] == GE]
-        return {"c": np.sort(self.tk["c"]), "qo": np.sort(self.tk["qo"]),
-                "lb": np.sort(self.tk["lb"]), "ub": np.sort(self.tk["ub"]),
-                "rhs": np.sort(self.tk["rlo"][ge]), "coef": np.sort(_coefficient_tokens(self)[0])}
+        return {"c": sort(self.tk["c"]), "qo": sort(self.tk["qo"]),
+                "lb": sort(self.tk["lb"]), "ub": sort(self.tk["ub"]),
+                "rhs": sort(self.tk["rlo"][ge]), "coef": sort(_coefficient_tokens(self)[0])}
 
     @cached_property
     def refiner(self) -> Refiner:
@@ -272,7 +281,7 @@ def _unmatched(values: np.ndarray, ta: np.ndarray, tb: np.ndarray
 
 
 def _same_multiset(ta: np.ndarray, tb: np.ndarray) -> bool:
-    return ta.size == tb.size and equal(np.sort(ta), np.sort(tb))
+    return ta.size == tb.size and equal(sort(ta), sort(tb))
 
 
 def _differs(what: str, values: np.ndarray, ta: np.ndarray, tb: np.ndarray) -> str:
@@ -411,12 +420,12 @@ def _check(a: _Side, b: _Side, m: _Map, rel_tol: float) -> str:
     is_rep = np.zeros(nb.num_rows, dtype=bool)
     is_rep[b.rows] = True
     if m.target.size != a.rows.size or b.rows.size != a.rows.size \
-            or not one_to_one(m.target, nb.num_rows) or not is_rep[m.target].all():
+            or not one_to_one(m.target, nb.num_rows) or not all_true(is_rep[m.target]):
         return "the row map is not a one-to-one map onto B's rows"
     if _every_row_matches(a, b, m, rel_tol):
         return ""
     ok = rows_match(na, a.rows, nb, m.target, m.sign, vm, rel_tol)
-    if not ok.all():
+    if not all_true(ok):
         r = int(na.origin[a.rows[int(np.flatnonzero(~ok)[0])]])
         return f"row {a.model.row_names[r]!r} does not match its image"
     return ""
@@ -437,14 +446,14 @@ def _every_row_matches(a: _Side, b: _Side, m: _Map, rel_tol: float) -> bool:
     flip = sign < 0
     lo = np.where(flip, -na.rhi, na.rlo)
     hi = np.where(flip, -na.rlo, na.rhi)
-    if not close(np.concatenate([lo, hi]), np.concatenate([nb.rlo[target], nb.rhi[target]]),
-                 rel_tol).all():
+    both = np.concatenate([nb.rlo[target], nb.rhi[target]])
+    if not all_true(close(np.concatenate([lo, hi]), both, rel_tol)):
         return False
     rows = a.entry_rows
     key = target[rows] * na.num_vars + m.var_map[na.A.indices]
     order = np.argsort(key)
     return bool(equal(key[order], b.entry_keys)
-                and close((na.A.data * sign[rows])[order], nb.A.data, rel_tol).all())
+                and all_true(close((na.A.data * sign[rows])[order], nb.A.data, rel_tol)))
 
 
 def _certificate(a: _Side, b: _Side, m: _Map) -> Certificate:
@@ -494,7 +503,7 @@ def _node_map(a: _Side, b: _Side, mapping: np.ndarray) -> _Map | None:
     n = a.nm.num_vars
     rb = b.rows.size
     local = mapping[n:n + a.rows.size] - n  # B node of each primary A row node, past the vars
-    if np.any(local < 0) or np.any(local >= rb + b.gadget_rows.size):
+    if local.size and (local.min() < 0 or local.max() >= rb + b.gadget_rows.size):
         return None
     second = local >= rb  # a secondary node is B's row negated
     g = b.gadget_rows

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ortrex.ir.fingerprint import Refiner, count_classes, equal, splitmix
+from ortrex.ir.fingerprint import Refiner, count_classes, equal, sort, splitmix
 
 MAX_SEARCH_ROUNDS = 1 << 30  # refinement in the search runs to the stable colouring
 
@@ -61,7 +61,7 @@ class _Rounds:
         self._add(colors)
 
     def _add(self, colors: np.ndarray) -> None:
-        ordered = np.sort(colors)
+        ordered = sort(colors)
         self.colors.append(colors)
         self.sorted.append(ordered)
         self.sums.append(colors.sum())
@@ -87,7 +87,7 @@ class _Cells:
 
 
 def _cells(ca: np.ndarray) -> _Cells:
-    sa = np.sort(ca)
+    sa = sort(ca)
     bounds = np.empty(sa.size + 1, dtype=bool)  # where a class starts, and the end
     bounds[0] = bounds[-1] = True
     np.not_equal(sa[1:], sa[:-1], out=bounds[1:-1])
@@ -130,7 +130,7 @@ class PairRefiner:
         cb = colors[split:]
 
         def union_classes(r: int, cb: np.ndarray) -> int:
-            if equal(ra.sorted[r], np.sort(cb)):
+            if equal(ra.sorted[r], sort(cb)):
                 return ra.classes[r]
             return count_classes(np.concatenate([ra.colors[r], cb]))
 
@@ -156,7 +156,7 @@ class SearchTimeout(Exception):
 
 def balanced(colors: np.ndarray, n_a: int) -> bool:
     """Whether both sides (the first n_a nodes, the rest) have one colour multiset."""
-    return equal(np.sort(colors[:n_a]), np.sort(colors[n_a:]))
+    return equal(sort(colors[:n_a]), sort(colors[n_a:]))
 
 
 @dataclass
@@ -221,7 +221,7 @@ class Search:
         n_a = self.n_a
         ca, cb = cur[:n_a], cur[n_a:]
         cells = self._cells(ca)
-        if not equal(cells.sorted, np.sort(cb)):
+        if not equal(cells.sorted, sort(cb)):
             return None
         target = cells.target
         if target is None:  # discrete: the colouring is the mapping
