@@ -156,6 +156,9 @@ def row_groups(nm: NormalizedModel, tk: Tokens) -> tuple[np.ndarray, np.ndarray]
     pair_id = _combine(var_id[ri], var_id[rj]) if rr.size else np.zeros(0, np.uint64)
     col_id = var_id[A.indices]
     kinds = nm.kind.astype(np.uint64)
+    every = np.arange(R)
+    if R == 1 or (not rr.size and _distinct_rows(nm, tk, col_id, kinds, lengths)):
+        return every, every.copy()
 
     def signature(neg: str, lo: str, hi: str) -> np.ndarray:
         acc = _row_sums(_combine(col_id, tk[neg + "a"]), A.indptr, lengths)
@@ -168,11 +171,28 @@ def row_groups(nm: NormalizedModel, tk: Tokens) -> tuple[np.ndarray, np.ndarray]
     if open_sign.any():
         sig = np.where(open_sign, np.minimum(sig, signature("-", "-rhi", "-rlo")), sig)
     ordered = sort(sig)
-    if R == 1 or all_true(ordered[1:] != ordered[:-1]):  # no duplicates: the usual case
-        every = np.arange(R)
+    if all_true(ordered[1:] != ordered[:-1]):  # no duplicates
         return every, every.copy()
     _, first, inverse = np.unique(sig, return_index=True, return_inverse=True)
     return np.sort(first), first[inverse.ravel()]
+
+
+def _distinct_rows(nm: NormalizedModel, tk: Tokens, col_id: np.ndarray, kinds: np.ndarray,
+                   lengths: np.ndarray) -> bool:
+    """True when no two rows can be duplicates: a cheap signature (xor instead of a full mix
+    per entry) that any two duplicates share differs from row to row. The usual case; the
+    full signatures settle the rest."""
+    open_sign = nm.kind >= EQ0
+
+    def weak(neg: str, lo: str, hi: str) -> np.ndarray:
+        acc = _row_sums(col_id ^ tk[neg + "a"], nm.A.indptr, lengths)
+        return ((acc * _K + tk[lo]) * _K + tk[hi]) * _K + kinds
+
+    sig = weak("", "rlo", "rhi")
+    if open_sign.any():
+        sig = np.where(open_sign, np.minimum(sig, weak("-", "-rhi", "-rlo")), sig)
+    ordered = sort(sig)
+    return all_true(ordered[1:] != ordered[:-1])
 
 
 def distinct_rows_by(nm: NormalizedModel, tk: Tokens) -> np.ndarray:
