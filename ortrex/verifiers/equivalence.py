@@ -45,6 +45,7 @@ from ortrex.verifiers.isomorphism import (
     balanced,
 )
 from ortrex.verifiers.rowmatch import (
+    ABS_FLOOR,
     close,
     close1,
     entries_match,
@@ -214,13 +215,15 @@ def _cached_sides(ma: CanonicalModel, mb: CanonicalModel, rel_tol: float
     within tolerance share a token, so A's graph and colouring serve every B it meets. When no
     two different numbers are close at all, B's tokens are its own exact ones, and B's side is
     cached too."""
-    va, vb = ma.normal_form.values, mb.normal_form.values
-    pool = np.concatenate([va, vb])
+    va, nmb = ma.normal_form.values, mb.normal_form
+    # B's numbers as they are (repeats and all): sorting them once with A's distinct numbers
+    # gives the same groups as B's distinct numbers would, and B's tokens need no look-up.
+    pool = np.concatenate([va, nmb.numbers[0]])
+    if not _near_distinct(sort(pool), rel_tol):
+        return _own_side(ma, rel_tol), _own_side(mb, rel_tol), _exact_tokens
     order = np.argsort(pool, kind="stable")
     s = pool[order]
     near = close(s[:-1], s[1:], rel_tol)
-    if not (near & (s[:-1] != s[1:])).any():
-        return _own_side(ma, rel_tol), _own_side(mb, rel_tol), _exact_tokens
     group = np.zeros(s.size, dtype=np.int64)
     np.cumsum(~near, out=group[1:])
     from_a = order < va.size
@@ -231,14 +234,29 @@ def _cached_sides(ma: CanonicalModel, mb: CanonicalModel, rel_tol: float
     keys = _exact_tokens(rep)
     where = np.empty(s.size, dtype=np.int64)
     where[order] = np.arange(s.size)
-    nmb = mb.normal_form
-    b_keys = keys[group[where[va.size:]]]  # per distinct number of B
-    tb = Tokens(nmb, flat=b_keys[np.searchsorted(vb, nmb.numbers[0])])
+    tb = Tokens(nmb, flat=keys[group[where[va.size:]]])
 
     def tokens(x: np.ndarray) -> np.ndarray:
         return keys[group[np.minimum(np.searchsorted(s, x), s.size - 1)]]
 
     return _own_side(ma, rel_tol), _side(mb, nmb, tb, rel_tol), tokens
+
+
+_SAFE = 8e307  # finite numbers below this in magnitude have differences that cannot overflow
+
+
+def _near_distinct(s: np.ndarray, rel_tol: float) -> bool:
+    """Whether two different neighbours of the sorted ``s`` are :func:`close`: the same test,
+    in half the numpy calls (infinities and nan are close to nothing different from them, and
+    for sorted x <= y, |x - y| is y - x and the larger magnitude is max(-x, y))."""
+    f = s[np.isfinite(s)]
+    if f.size < 2:
+        return False
+    if f[0] < -_SAFE or f[-1] > _SAFE:
+        return bool(((f[:-1] != f[1:]) & close(f[:-1], f[1:], rel_tol)).any())
+    x, y = f[:-1], f[1:]
+    d = y - x
+    return bool(((d > 0) & (d <= rel_tol * np.maximum(-x, y) + ABS_FLOOR)).any())
 
 
 def _side(model: CanonicalModel, nm: NormalizedModel, tk: Tokens, rel_tol: float) -> _Side:

@@ -21,7 +21,7 @@ from ortrex.verifiers.equivalence_suite import (
     vertex_cover,
 )
 from ortrex.verifiers.isomorphism import MAX_SEARCH_ROUNDS, HalfMemo, PairRefiner
-from ortrex.verifiers.rowmatch import rows_match
+from ortrex.verifiers.rowmatch import close, rows_match
 
 TOL = 1e-6
 
@@ -129,3 +129,21 @@ def test_one_sort_row_comparison_steps_aside_for_merged_and_quadratic_rows() -> 
         sa, sb, m = _sides_and_map(a, disguise(a, 4))
         assert not eq._every_row_matches(sa, sb, m, TOL)
         assert _row_by_row(sa, sb, m) and eq._check(sa, sb, m, TOL) == ""
+
+
+EDGES = [0.0, -0.0, 1.0, -1.0, 1 + 1e-7, 1 + 1e-5, -1 - 1e-7, 1e-13, -1e-13, 2e-12, 1e300,
+         1e300 * (1 + 1e-7), 1.7e308, -1.7e308, np.inf, -np.inf, np.nan, 3.0, 3.0 * (1 + 2e-6)]
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_near_distinct_is_the_close_test_on_neighbours(seed: int) -> None:
+    """The cheap test on sorted numbers agrees with close() on every pair of neighbours, with
+    zeros of both signs, numbers near the absolute floor, infinities, nan and numbers whose
+    difference would overflow."""
+    rng = np.random.default_rng(seed)
+    x = np.concatenate([rng.choice(EDGES, int(rng.integers(0, 6))),
+                        rng.integers(-3, 4, int(rng.integers(0, 8))) * 1.0,
+                        rng.normal(0, 10, int(rng.integers(0, 4)))])
+    s = np.sort(x)
+    want = bool(((s[:-1] != s[1:]) & close(s[:-1], s[1:], TOL)).any()) if s.size > 1 else False
+    assert eq._near_distinct(s, TOL) == want
