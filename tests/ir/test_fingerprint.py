@@ -220,3 +220,22 @@ def test_stable_across_processes() -> None:
                                                                    "PATH": "/usr/bin:/bin"})
         outs.add(out.stdout.decode().strip())
     assert outs == {f"{m.content_hash} {m.structural_fingerprint} {m.formulation_fingerprint}"}
+
+
+@given(models())
+def test_plain_graph_is_the_general_graph(m: CanonicalModel) -> None:
+    """The model graph built the short way (no open-sign row, nothing quadratic) is the one
+    the general construction builds, array for array; models where it does not apply take
+    the general way."""
+    nm = normalize(m)
+    tk = Tokens(nm, quantize)
+    rows = np.arange(nm.num_rows)
+    short = fingerprint.model_graph(nm, rows, tk, exact=True)
+    orig = fingerprint._plain
+    try:
+        fingerprint._plain = lambda nm: False  # type: ignore[assignment]
+        general = fingerprint.model_graph(nm, rows, tk, exact=True)
+    finally:
+        fingerprint._plain = orig
+    for x, y in zip(short, general, strict=True):
+        assert x.dtype == y.dtype and np.array_equal(x, y)
