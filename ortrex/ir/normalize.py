@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import cached_property
 from typing import TYPE_CHECKING
 
 import numpy as np
 
+from ortrex.ir.lazy import lazy
 from ortrex.ir.rows import RowMatrix
 
 if TYPE_CHECKING:
@@ -64,7 +64,7 @@ class NormalizedModel:
         """Number of rows left after normalisation."""
         return int(self.kind.size)
 
-    @cached_property
+    @lazy
     def numbers(self) -> tuple[np.ndarray, dict[str, tuple[int, int]]]:
         """Every number the model graph uses (and its negation where a row's sign may flip),
         in one array, and where each role's numbers lie in it."""
@@ -77,7 +77,7 @@ class NormalizedModel:
             start += arr.size
         return np.concatenate(list(parts.values())), spans
 
-    @cached_property
+    @lazy
     def values(self) -> np.ndarray:
         """The distinct numbers of :attr:`numbers` and zero, sorted."""
         pool = np.concatenate([self.numbers[0], _ZERO])

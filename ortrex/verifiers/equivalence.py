@@ -16,7 +16,6 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from functools import cached_property
 from pathlib import Path
 from typing import Any
 
@@ -34,6 +33,7 @@ from ortrex.ir.fingerprint import (
     splitmix,
 )
 from ortrex.ir.formats import from_gurobi, from_highs, read_model
+from ortrex.ir.lazy import lazy
 from ortrex.ir.normalize import EQ0, EQ1, GE, RANGE, NormalizedModel
 from ortrex.verifiers.isomorphism import (
     MAX_SEARCH_ROUNDS,
@@ -135,22 +135,22 @@ class _Side:
     rep: np.ndarray  # normalised row -> its representative
     orient: np.ndarray  # +1 / -1: normalised row = orient x its representative
 
-    @cached_property
+    @lazy
     def graph(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         """The model graph (built only for pairs that no count or number tells apart)."""
         return model_graph(self.nm, self.rows, self.tk, exact=True)
 
-    @cached_property
+    @lazy
     def gadget_rows(self) -> np.ndarray:
         """Positions in ``rows`` of rows with a second (negated) node."""
         return open_sign(self.nm, self.rows).nonzero()[0]
 
-    @cached_property
+    @lazy
     def counts(self) -> list[tuple[str, int]]:
         """Sizes that equivalent models share (see :func:`_counts`)."""
         return _counts(self)
 
-    @cached_property
+    @lazy
     def multisets(self) -> dict[str, np.ndarray]:
         """Sorted tokens of the numbers that equivalent models share as multisets."""
         ge = self.rows[self.nm.kind[self.rows] == GE]
@@ -158,28 +158,28 @@ class _Side:
                 "lb": sort(self.tk["lb"]), "ub": sort(self.tk["ub"]),
                 "rhs": sort(self.tk["rlo"][ge]), "coef": sort(_coefficient_tokens(self)[0])}
 
-    @cached_property
+    @lazy
     def refiner(self) -> Refiner:
         """Colour refinement on this side's graph alone."""
         _, src, dst, ecol = self.graph
         return Refiner(src, dst, ecol)
 
-    @cached_property
+    @lazy
     def entry_rows(self) -> np.ndarray:
         """The normalised row of each constraint coefficient."""
         return self.nm.A.row_of_entry()
 
-    @cached_property
+    @lazy
     def entry_keys(self) -> np.ndarray:
         """Row x variables + column of each coefficient: increasing (rows sorted by column)."""
         return self.entry_rows * self.nm.num_vars + self.nm.A.indices
 
-    @cached_property
+    @lazy
     def memo(self) -> HalfMemo:
         """What searches learnt about this side alone, kept for the next pair."""
         return HalfMemo()
 
-    @cached_property
+    @lazy
     def stable(self) -> np.ndarray:
         """The stable colouring of this side's graph alone, and its sorted copy."""
         colors = self.refiner(self.graph[0], MAX_SEARCH_ROUNDS)

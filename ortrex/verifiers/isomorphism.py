@@ -8,6 +8,7 @@ by edge, prune candidates that cannot succeed where an equivalent one failed.
 
 from __future__ import annotations
 
+import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -41,6 +42,7 @@ class HalfMemo:
         self.rounds: dict[bytes, _Rounds] = {}
         self.cells: dict[bytes, _Cells] = {}
         self.size = 0
+        self.lock = threading.Lock()  # checks of one A on two threads extend rounds in turn
 
     def full(self) -> bool:
         return self.size >= self.LIMIT
@@ -68,8 +70,13 @@ class _Rounds:
         self.classes.append(_classes_of_sorted(ordered))
         self.memo.size += 2 * colors.size
 
-    def extend(self, refiner: Refiner) -> None:
-        self._add(refiner.step(self.colors[-1]))
+    def upto(self, r: int, refiner: Refiner) -> None:
+        """Make sure round ``r`` is there."""
+        if r < len(self.colors):
+            return
+        with self.memo.lock:
+            while len(self.colors) <= r:
+                self._add(refiner.step(self.colors[-1]))
 
 
 def _classes_of_sorted(ordered: np.ndarray) -> int:
@@ -138,8 +145,7 @@ class PairRefiner:
         r = 0
         for _ in range(max_rounds):
             r += 1
-            if r == len(ra.colors):
-                ra.extend(self.a)
+            ra.upto(r, self.a)
             cb = self.b.step(cb)
             if ra.sums[r] != cb.sum():
                 break

@@ -147,3 +147,18 @@ def test_near_distinct_is_the_close_test_on_neighbours(seed: int) -> None:
     s = np.sort(x)
     want = bool(((s[:-1] != s[1:]) & close(s[:-1], s[1:], TOL)).any()) if s.size > 1 else False
     assert eq._near_distinct(s, TOL) == want
+
+
+def test_one_model_checked_on_threads_against_many_copies() -> None:
+    """Threads sharing A's memo (its rounds extended under a lock) find the mappings that
+    searches from a fresh A find one by one."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    a = assignment(7)
+    copies = [disguise(a, s) for s in range(8)]
+    with ThreadPoolExecutor(4) as pool:
+        shared = list(pool.map(lambda c: check_equivalence(a, c), copies))
+    for c, r in zip(copies, shared, strict=True):
+        fresh = check_equivalence(a.replace(name="fresh"), c)
+        assert r.verdict == fresh.verdict == EQUIVALENT
+        assert np.array_equal(r.certificate.var_map, fresh.certificate.var_map)  # type: ignore[union-attr]
