@@ -36,7 +36,7 @@ class HalfMemo:
     """What a search learns about A alone, kept on A's side for the next B it meets: A's half
     of each refined colouring round by round, and the class each colouring branches on."""
 
-    LIMIT = 1 << 22  # colours remembered per model (32 MiB): a cache, never a bottleneck
+    LIMIT = 1 << 20  # colours remembered per model (8 MiB): a cache, never a bottleneck
 
     def __init__(self) -> None:
         self.rounds: dict[bytes, _Rounds] = {}
