@@ -414,17 +414,17 @@ def _check(a: _Side, b: _Side, m: _Map, rel_tol: float) -> str:
     na, nb = a.nm, b.nm
     n = na.num_vars
     vm = m.var_map
-    if vm.size != n or nb.num_vars != n or not one_to_one(vm, n):
+    if vm.size != n or nb.num_vars != n or not _is_permutation(vm, n):
         return "the variable map is not a one-to-one map onto B's variables"
     # Bounds and objective coefficients in one comparison.
-    bad = ~close(np.concatenate([na.lb, na.ub, na.c]),
-                 np.concatenate([nb.lb[vm], nb.ub[vm], nb.c[vm]]), rel_tol)
-    if bad.any():
-        k = int(bad.nonzero()[0][0])
+    ok = close(np.concatenate([na.lb, na.ub, na.c]),
+               np.concatenate([nb.lb[vm], nb.ub[vm], nb.c[vm]]), rel_tol)
+    if not all_true(ok):
+        k = int(np.flatnonzero(~ok)[0])
         what = ("lower bound", "upper bound", "objective coefficient")[k // n]
         return f"{what} of variable {a.model.var_names[k % n]!r}"
-    bad = (na.is_int != nb.is_int[vm]) | (na.semi != nb.semi[vm])
-    if bad.any():
+    if not (equal(na.is_int, nb.is_int[vm]) and equal(na.semi, nb.semi[vm])):
+        bad = (na.is_int != nb.is_int[vm]) | (na.semi != nb.semi[vm])
         return f"type of variable {a.model.var_names[int(np.flatnonzero(bad)[0])]!r}"
     if not close1(na.constant, nb.constant, rel_tol):
         return "objective constant"
@@ -435,10 +435,7 @@ def _check(a: _Side, b: _Side, m: _Map, rel_tol: float) -> str:
         if not entries_match(quad_entries(qa, zero, one, vm), quad_entries(qb, zero, one, None),
                               1, rel_tol)[0]:
             return "quadratic objective terms"
-    is_rep = np.zeros(nb.num_rows, dtype=bool)
-    is_rep[b.rows] = True
-    if m.target.size != a.rows.size or b.rows.size != a.rows.size \
-            or not one_to_one(m.target, nb.num_rows) or not all_true(is_rep[m.target]):
+    if m.target.size != a.rows.size or b.rows.size != a.rows.size or not _onto_rows(b, m.target):
         return "the row map is not a one-to-one map onto B's rows"
     if _every_row_matches(a, b, m, rel_tol):
         return ""
@@ -447,6 +444,23 @@ def _check(a: _Side, b: _Side, m: _Map, rel_tol: float) -> str:
         r = int(na.origin[a.rows[int(np.flatnonzero(~ok)[0])]])
         return f"row {a.model.row_names[r]!r} does not match its image"
     return ""
+
+
+def _is_permutation(m: np.ndarray, size: int) -> bool:
+    """Whether ``m`` holds each of 0 .. size - 1 once."""
+    if m.dtype.kind not in "iu":
+        return one_to_one(m, size) if m.size == size else False
+    return m.size == size and equal(sort(m), np.arange(size, dtype=m.dtype))
+
+
+def _onto_rows(b: _Side, target: np.ndarray) -> bool:
+    """Whether ``target`` names each of B's representative rows once."""
+    nb = b.nm
+    if b.rows.size == nb.num_rows:  # every row its own representative
+        return _is_permutation(target, nb.num_rows)
+    is_rep = np.zeros(nb.num_rows, dtype=bool)
+    is_rep[b.rows] = True
+    return one_to_one(target, nb.num_rows) and all_true(is_rep[target])
 
 
 def _every_row_matches(a: _Side, b: _Side, m: _Map, rel_tol: float) -> bool:

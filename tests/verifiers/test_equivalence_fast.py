@@ -162,3 +162,18 @@ def test_one_model_checked_on_threads_against_many_copies() -> None:
         fresh = check_equivalence(a.replace(name="fresh"), c)
         assert r.verdict == fresh.verdict == EQUIVALENT
         assert np.array_equal(r.certificate.var_map, fresh.certificate.var_map)  # type: ignore[union-attr]
+
+
+@pytest.mark.parametrize("seed", range(30))
+def test_permutation_check_is_one_to_one_onto(seed: int) -> None:
+    """The sort-based check says what one_to_one says for maps of the full size: permutations,
+    repeats, values out of range (negative or too large)."""
+    from ortrex.verifiers.rowmatch import one_to_one
+
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(0, 6))
+    m = rng.permutation(n).astype(np.int64)
+    if n and seed % 3 == 1:
+        m[int(rng.integers(n))] = int(rng.choice([-1, n, m[0]]))
+    assert eq._is_permutation(m, n) == one_to_one(m, n)
+    assert not eq._is_permutation(m[:-1], n) or n == 0
