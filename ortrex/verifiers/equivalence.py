@@ -24,36 +24,35 @@ import numpy as np
 from ortrex.ir.canonical import CanonicalModel
 from ortrex.ir.fingerprint import (
     Refiner,
-    Tokens,
     all_true,
     equal,
-    model_graph,
-    row_groups,
     sort,
-    splitmix,
 )
 from ortrex.ir.formats import from_gurobi, from_highs, read_model
-from ortrex.ir.lazy import lazy
-from ortrex.ir.normalize import EQ0, EQ1, GE, RANGE, NormalizedModel
+from ortrex.ir.normalize import GE
 from ortrex.verifiers.isomorphism import (
     MAX_SEARCH_ROUNDS,
     Automorphisms,
-    HalfMemo,
     PairRefiner,
     Search,
     SearchTimeout,
     balanced,
 )
 from ortrex.verifiers.rowmatch import (
-    ABS_FLOOR,
     close,
     close1,
     entries_match,
     joint_tokens,
     one_to_one,
-    open_sign,
     quad_entries,
     rows_match,
+)
+from ortrex.verifiers.sides import (
+    Side,
+    cached_sides,
+    coefficient_tokens,
+    exact_tokens,
+    make_side,
 )
 
 EQUIVALENT, NOT_EQUIVALENT, UNDECIDED = "equivalent", "not_equivalent", "undecided"
@@ -125,164 +124,6 @@ def as_model(x: ModelLike) -> CanonicalModel:
                     "file path, or a gurobipy or highspy model")
 
 
-# ------------------------------------------------------------------ one side
-@dataclass
-class _Side:
-    model: CanonicalModel
-    nm: NormalizedModel
-    tk: Tokens
-    rows: np.ndarray  # representative normalised rows, in order
-    rep: np.ndarray  # normalised row -> its representative
-    orient: np.ndarray  # +1 / -1: normalised row = orient x its representative
-
-    @lazy
-    def graph(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-        """The model graph (built only for pairs that no count or number tells apart)."""
-        return model_graph(self.nm, self.rows, self.tk, exact=True)
-
-    @lazy
-    def gadget_rows(self) -> np.ndarray:
-        """Positions in ``rows`` of rows with a second (negated) node."""
-        return open_sign(self.nm, self.rows).nonzero()[0]
-
-    @lazy
-    def counts(self) -> list[tuple[str, int]]:
-        """Sizes that equivalent models share (see :func:`_counts`)."""
-        return _counts(self)
-
-    @lazy
-    def multisets(self) -> dict[str, np.ndarray]:
-        """Sorted tokens of the numbers that equivalent models share as multisets."""
-        ge = self.rows[self.nm.kind[self.rows] == GE]
-        return {"c": sort(self.tk["c"]), "qo": sort(self.tk["qo"]),
-                "lb": sort(self.tk["lb"]), "ub": sort(self.tk["ub"]),
-                "rhs": sort(self.tk["rlo"][ge]), "coef": sort(_coefficient_tokens(self)[0])}
-
-    @lazy
-    def refiner(self) -> Refiner:
-        """Colour refinement on this side's graph alone."""
-        _, src, dst, ecol = self.graph
-        return Refiner(src, dst, ecol)
-
-    @lazy
-    def entry_rows(self) -> np.ndarray:
-        """The normalised row of each constraint coefficient."""
-        return self.nm.A.row_of_entry()
-
-    @lazy
-    def entry_keys(self) -> np.ndarray:
-        """Row x variables + column of each coefficient: increasing (rows sorted by column)."""
-        return self.entry_rows * self.nm.num_vars + self.nm.A.indices
-
-    @lazy
-    def memo(self) -> HalfMemo:
-        """What searches learnt about this side alone, kept for the next pair."""
-        return HalfMemo()
-
-    @lazy
-    def stable(self) -> np.ndarray:
-        """The stable colouring of this side's graph alone, and its sorted copy."""
-        colors = self.refiner(self.graph[0], MAX_SEARCH_ROUNDS)
-        return colors
-
-
-def _exact_tokens(x: np.ndarray) -> np.ndarray:
-    """A token per distinct number (-0.0 and 0.0 are one)."""
-    return splitmix((np.asarray(x, dtype=np.float64) + 0.0).view(np.uint64))
-
-
-def _own_side(model: CanonicalModel, rel_tol: float) -> _Side:
-    """The side of ``model`` with exact tokens, computed once per model: a model compared
-    with many others is normalised, tokenised, grouped, turned into a graph and coloured once
-    (memoised on the model object, whose arrays are read-only)."""
-    cache = model.__dict__.setdefault("_equivalence_sides", {})
-    side = cache.get(rel_tol)
-    if side is None:
-        nm = model.normal_form
-        side = cache[rel_tol] = _side(model, nm, Tokens(nm, _exact_tokens), rel_tol)
-    return side
-
-
-def _cached_sides(ma: CanonicalModel, mb: CanonicalModel, rel_tol: float
-                  ) -> tuple[_Side, _Side, Callable[[np.ndarray], np.ndarray]] | None:
-    """A's own side (computed once per model) and a side of B in A's tokens, with the token
-    function; None when two different numbers of A fall in one tolerance group.
-
-    The numbers of both models are grouped as :func:`joint_tokens` groups them (sorted
-    together, cut only where neighbours are not close). With at most one distinct number of A
-    per group, A's exact tokens are tolerance-aware, and each number of B takes the exact
-    token of the A number in its group (of the group's smallest number if A has none): numbers
-    within tolerance share a token, so A's graph and colouring serve every B it meets. When no
-    two different numbers are close at all, B's tokens are its own exact ones, and B's side is
-    cached too."""
-    va, nmb = ma.normal_form.values, mb.normal_form
-    # B's numbers as they are (repeats and all): sorting them once with A's distinct numbers
-    # gives the same groups as B's distinct numbers would, and B's tokens need no look-up.
-    pool = np.concatenate([va, nmb.numbers[0]])
-    if not _near_distinct(sort(pool), rel_tol):
-        return _own_side(ma, rel_tol), _own_side(mb, rel_tol), _exact_tokens
-    order = np.argsort(pool, kind="stable")
-    s = pool[order]
-    near = close(s[:-1], s[1:], rel_tol)
-    group = np.zeros(s.size, dtype=np.int64)
-    np.cumsum(~near, out=group[1:])
-    from_a = order < va.size
-    if np.bincount(group[from_a]).max() > 1:
-        return None
-    rep = s[np.concatenate([[0], np.flatnonzero(~near) + 1])]  # each group's smallest number
-    rep[group[from_a]] = s[from_a]
-    keys = _exact_tokens(rep)
-    where = np.empty(s.size, dtype=np.int64)
-    where[order] = np.arange(s.size)
-    tb = Tokens(nmb, flat=keys[group[where[va.size:]]])
-
-    def tokens(x: np.ndarray) -> np.ndarray:
-        return keys[group[np.minimum(np.searchsorted(s, x), s.size - 1)]]
-
-    return _own_side(ma, rel_tol), _side(mb, nmb, tb, rel_tol), tokens
-
-
-_SAFE = 8e307  # finite numbers below this in magnitude have differences that cannot overflow
-
-
-def _near_distinct(s: np.ndarray, rel_tol: float) -> bool:
-    """Whether two different neighbours of the sorted ``s`` are :func:`close`: the same test,
-    in half the numpy calls (infinities and nan are close to nothing different from them, and
-    for sorted x <= y, |x - y| is y - x and the larger magnitude is max(-x, y))."""
-    f = s[np.isfinite(s)]
-    if f.size < 2:
-        return False
-    if f[0] < -_SAFE or f[-1] > _SAFE:
-        return bool(((f[:-1] != f[1:]) & close(f[:-1], f[1:], rel_tol)).any())
-    x, y = f[:-1], f[1:]
-    d = y - x
-    return bool(((d > 0) & (d <= rel_tol * np.maximum(-x, y) + ABS_FLOOR)).any())
-
-
-def _side(model: CanonicalModel, nm: NormalizedModel, tk: Tokens, rel_tol: float) -> _Side:
-    rows, rep = row_groups(nm, tk)
-    orient = np.ones(nm.num_rows)
-    if rows.size == nm.num_rows:  # no duplicates: every row its own representative
-        return _Side(model, nm, tk, rows, rep, orient)
-    merged = (rep != np.arange(nm.num_rows)).nonzero()[0]
-    if merged.size:
-        # Rows grouped by token are duplicates only if they match within tolerance too (a
-        # chain of close numbers can make a group wider than the tolerance). An open-sign row
-        # may be its twin negated.
-        twin = rep[merged]
-        ident = np.arange(nm.num_vars)
-        ok = rows_match(nm, merged, nm, twin, np.ones(merged.size), ident, rel_tol)
-        retry = ~ok & open_sign(nm, merged)
-        if retry.any():
-            neg = rows_match(nm, merged[retry], nm, twin[retry], -np.ones(int(retry.sum())),
-                              ident, rel_tol)
-            orient[merged[retry][neg]] = -1.0
-            ok[np.flatnonzero(retry)[neg]] = True
-        rep[merged[~ok]] = merged[~ok]
-        rows = np.unique(rep)
-    return _Side(model, nm, tk, rows, rep, orient)
-
-
 # ------------------------------------------------------------------ diagnosis
 def _unmatched(values: np.ndarray, ta: np.ndarray, tb: np.ndarray
                ) -> tuple[float, int, int] | None:
@@ -310,30 +151,7 @@ def _differs(what: str, values: np.ndarray, ta: np.ndarray, tb: np.ndarray) -> s
     return f"{what} differ: {v:.10g} occurs {na} time{'s' * (na != 1)} in A, {nb} in B"
 
 
-def _counts(s: _Side) -> list[tuple[str, int]]:
-    nm = s.nm
-    every = s.rows.size == nm.num_rows
-    kinds = np.bincount(nm.kind if every else nm.kind[s.rows], minlength=4).tolist()
-    q_rows = np.count_nonzero(np.isin(nm.qrows[0], s.rows)) if nm.qrows[0].size else 0
-    n_int = np.count_nonzero(nm.is_int)  # count_nonzero: a bool array's sum costs ten times more
-    return [
-        ("variables", nm.num_vars),
-        ("integer variables", n_int),
-        ("binary variables (integer in [0, 1])",
-         np.count_nonzero(nm.is_int & (nm.lb == 0) & (nm.ub == 1)) if n_int else 0),
-        ("semi-continuous or semi-integer variables", np.count_nonzero(nm.semi)),
-        ("rows", s.rows.size),
-        ("equality rows", kinds[EQ0] + kinds[EQ1]),
-        ("ranged rows", kinds[RANGE]),
-        ("inequality rows", kinds[GE]),
-        ("constraint coefficients", nm.A.nnz if every else int(nm.A.lengths()[s.rows].sum())),
-        ("quadratic objective terms", nm.qobj[0].size),
-        ("quadratic constraint terms", q_rows),
-        ("infeasible empty rows", nm.infeasible_empty_rows.size),
-    ]
-
-
-def _quick_difference(a: _Side, b: _Side, fn: Callable[[np.ndarray], np.ndarray],
+def _quick_difference(a: Side, b: Side, fn: Callable[[np.ndarray], np.ndarray],
                       rel_tol: float) -> str:
     """A count or the objective constant that differs, in words ('' if none): cheap checks
     run before colouring (the constant is not part of the graph)."""
@@ -345,7 +163,7 @@ def _quick_difference(a: _Side, b: _Side, fn: Callable[[np.ndarray], np.ndarray]
     return ""
 
 
-def _number_difference(a: _Side, b: _Side, fn: Callable[[np.ndarray], np.ndarray],
+def _number_difference(a: Side, b: Side, fn: Callable[[np.ndarray], np.ndarray],
                        rel_tol: float) -> str:
     """The first multiset of numbers that differs, in words ('' if none). Equivalent models
     have the same multisets (numbers within tolerance share a token), so this is a proof."""
@@ -377,26 +195,9 @@ def _number_difference(a: _Side, b: _Side, fn: Callable[[np.ndarray], np.ndarray
                         a.tk["rlo"][a.rows[ga]], b.tk["rlo"][b.rows[gb]])
     # Coefficients: as signed values where the row's sign is fixed, up to sign where it is open.
     if not same("coef"):
-        ta, va = _coefficient_tokens(a)
-        return _differs("constraint coefficients (normalised)", va, ta, _coefficient_tokens(b)[0])
+        ta, va = coefficient_tokens(a)
+        return _differs("constraint coefficients (normalised)", va, ta, coefficient_tokens(b)[0])
     return ""
-
-
-def _coefficient_tokens(s: _Side) -> tuple[np.ndarray, np.ndarray]:
-    """Tokens and values of the kept rows' coefficients; up to sign in open-sign rows."""
-    nm = s.nm
-    tok, val = s.tk["a"], nm.A.data
-    open_rows = nm.kind >= EQ0  # EQ0 or RANGE
-    if open_rows.any():
-        open_nz = open_rows[nm.A.row_of_entry()]
-        tok = np.where(open_nz, np.minimum(tok, s.tk["-a"]), tok)
-        val = np.where(open_nz, np.abs(val), val)
-    if s.rows.size == nm.num_rows:
-        return tok, val
-    keep = np.zeros(nm.num_rows, dtype=bool)
-    keep[s.rows] = True
-    keep_nz = keep[nm.A.row_of_entry()]
-    return tok[keep_nz], val[keep_nz]
 
 
 # ------------------------------------------------------------------ certificate checking
@@ -409,7 +210,7 @@ class _Map:
     sign: np.ndarray  # B row = sign x A row (after the variable map)
 
 
-def _check(a: _Side, b: _Side, m: _Map, rel_tol: float) -> str:
+def _check(a: Side, b: Side, m: _Map, rel_tol: float) -> str:
     """'' if the map reproduces every number of B from A within tolerance, else what fails."""
     na, nb = a.nm, b.nm
     n = na.num_vars
@@ -453,7 +254,7 @@ def _is_permutation(m: np.ndarray, size: int) -> bool:
     return m.size == size and equal(sort(m), np.arange(size, dtype=m.dtype))
 
 
-def _onto_rows(b: _Side, target: np.ndarray) -> bool:
+def _onto_rows(b: Side, target: np.ndarray) -> bool:
     """Whether ``target`` names each of B's representative rows once."""
     nb = b.nm
     if b.rows.size == nb.num_rows:  # every row its own representative
@@ -463,7 +264,7 @@ def _onto_rows(b: _Side, target: np.ndarray) -> bool:
     return one_to_one(target, nb.num_rows) and all_true(is_rep[target])
 
 
-def _every_row_matches(a: _Side, b: _Side, m: _Map, rel_tol: float) -> bool:
+def _every_row_matches(a: Side, b: Side, m: _Map, rel_tol: float) -> bool:
     """Whether every row of A, mapped, equals its B row within tolerance, in one comparison of
     all entries (B's are in row and column order already, A's are sorted once); only for
     models with no merged and no quadratic rows. False also where the rows do not apply: the
@@ -488,7 +289,7 @@ def _every_row_matches(a: _Side, b: _Side, m: _Map, rel_tol: float) -> bool:
                 and all_true(close((na.A.data * sign[rows])[order], nb.A.data, rel_tol)))
 
 
-def _certificate(a: _Side, b: _Side, m: _Map) -> Certificate:
+def _certificate(a: Side, b: Side, m: _Map) -> Certificate:
     """The certificate in terms of the rows as written."""
     na, nb = a.nm, b.nm
     pos = np.full(na.num_rows, -1, dtype=np.int64)
@@ -500,7 +301,7 @@ def _certificate(a: _Side, b: _Side, m: _Map) -> Certificate:
     return Certificate(m.var_map.copy(), na.origin[order], nb.origin[rb][order], factor[order])
 
 
-def _map_from_certificate(a: _Side, b: _Side, cert: Certificate) -> _Map | str:
+def _map_from_certificate(a: Side, b: Side, cert: Certificate) -> _Map | str:
     """The normalised map a certificate claims, or what is malformed about it."""
     na, nb = a.nm, b.nm
     norm_a = np.full(a.model.num_rows, -1, dtype=np.int64)
@@ -530,7 +331,7 @@ def _map_from_certificate(a: _Side, b: _Side, cert: Certificate) -> _Map | str:
     return _Map(np.asarray(cert.var_map, dtype=np.int64), kb[idx_a], sign)
 
 
-def _node_map(a: _Side, b: _Side, mapping: np.ndarray) -> _Map | None:
+def _node_map(a: Side, b: Side, mapping: np.ndarray) -> _Map | None:
     """Read the variable and row maps off a node mapping of the two graphs."""
     n = a.nm.num_vars
     rb = b.rows.size
@@ -546,15 +347,15 @@ def _node_map(a: _Side, b: _Side, mapping: np.ndarray) -> _Map | None:
 # ------------------------------------------------------------------ entry points
 @dataclass
 class _Prepared:
-    a: _Side
-    b: _Side
+    a: Side
+    b: Side
     fn: Callable[[np.ndarray], np.ndarray]
 
 
 def _prepare(ma: CanonicalModel, mb: CanonicalModel, rel_tol: float) -> _Prepared:
     nma, nmb = ma.normal_form, mb.normal_form
     ta, tb, fn = joint_tokens(nma, nmb, rel_tol)
-    return _Prepared(_side(ma, nma, ta, rel_tol), _side(mb, nmb, tb, rel_tol), fn)
+    return _Prepared(make_side(ma, nma, ta, rel_tol), make_side(mb, nmb, tb, rel_tol), fn)
 
 
 def check_certificate(a: ModelLike, b: ModelLike, certificate: Certificate, *,
@@ -591,7 +392,7 @@ def check_equivalence(a: ModelLike, b: ModelLike, *, rel_tol: float = 1e-6,
                         np.count_nonzero(mb.integral))):
         if x != y:
             return done(NOT_EQUIVALENT, f"after normalisation: {x} {what} vs {y}")
-    sides = _cached_sides(ma, mb, rel_tol)
+    sides = cached_sides(ma, mb, rel_tol)
     if sides is None:  # close numbers within A: one grouping for both models
         p = _prepare(ma, mb, rel_tol)
         sa, sb, fn = p.a, p.b, p.fn
@@ -602,7 +403,7 @@ def check_equivalence(a: ModelLike, b: ModelLike, *, rel_tol: float = 1e-6,
 
     # Counts and multisets of numbers first: most different pairs need no graph at all.
     why = _quick_difference(sa, sb, fn, rel_tol) or _number_difference(sa, sb, fn, rel_tol)
-    if why and fn is not _exact_tokens and sides is not None:
+    if why and fn is not exact_tokens and sides is not None:
         # B in A's tokens proves the difference; the words (which number differs) are those of
         # the joint grouping, whose token order picks the number named.
         p = _prepare(ma, mb, rel_tol)

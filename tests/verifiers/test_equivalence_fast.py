@@ -10,6 +10,7 @@ import pytest
 from ortrex.ir.canonical import CanonicalModel
 from ortrex.ir.fingerprint import Refiner
 from ortrex.verifiers import equivalence as eq
+from ortrex.verifiers import sides
 from ortrex.verifiers.equivalence import EQUIVALENT, check_equivalence
 from ortrex.verifiers.equivalence_suite import (
     SIX_CYCLE,
@@ -41,7 +42,7 @@ def test_pair_refiner_gives_the_union_refiners_colours(k: int) -> None:
     part), refine: the pair refiner's colours are the union refiner's, bit for bit, with an
     empty memo and again when the memo holds A's rounds."""
     a, b = _pairs()[k]
-    sa, sb = eq._own_side(a, TOL), eq._own_side(b, TOL)
+    sa, sb = sides.own_side(a, TOL), sides.own_side(b, TOL)
     n_a = sa.graph[0].size
     union = Refiner.union(sa.refiner, sb.refiner, n_a)
     memo = HalfMemo()
@@ -69,7 +70,7 @@ def test_a_full_memo_stops_remembering(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(HalfMemo, "LIMIT", 1)
     r = check_equivalence(a, disguise(a, 1))
     assert r.verdict == EQUIVALENT
-    memo = eq._own_side(a, TOL).memo
+    memo = sides.own_side(a, TOL).memo
     assert len(memo.rounds) + len(memo.cells) == 1  # the first entry fills it
 
 
@@ -79,25 +80,26 @@ def test_searches_against_many_copies_find_the_mappings_a_fresh_search_finds() -
     a = assignment(7)
     copies = [disguise(a, s) for s in range(4)]
     warm = [check_equivalence(a, c) for c in copies]
-    assert len(eq._own_side(a, TOL).memo.rounds) > 10
+    assert len(sides.own_side(a, TOL).memo.rounds) > 10
     for c, w in zip(copies, warm, strict=True):
         fresh = check_equivalence(a.replace(name="fresh"), c)
         assert w.verdict == fresh.verdict == EQUIVALENT
         assert np.array_equal(w.certificate.var_map, fresh.certificate.var_map)  # type: ignore[union-attr]
 
 
-def _sides_and_map(a: CanonicalModel, b: CanonicalModel) -> tuple[eq._Side, eq._Side, eq._Map]:
+def _sides_and_map(a: CanonicalModel, b: CanonicalModel
+                   ) -> tuple[sides.Side, sides.Side, eq._Map]:
     r = check_equivalence(a, b)
     assert r.verdict == EQUIVALENT, r.reason
-    sides = eq._cached_sides(a, b, TOL)
-    assert sides is not None
-    sa, sb, _ = sides
+    found = sides.cached_sides(a, b, TOL)
+    assert found is not None
+    sa, sb, _ = found
     m = eq._map_from_certificate(sa, sb, r.certificate)  # type: ignore[arg-type]
     assert isinstance(m, eq._Map)
     return sa, sb, m
 
 
-def _row_by_row(sa: eq._Side, sb: eq._Side, m: eq._Map) -> bool:
+def _row_by_row(sa: sides.Side, sb: sides.Side, m: eq._Map) -> bool:
     return bool(rows_match(sa.nm, sa.rows, sb.nm, m.target, m.sign, m.var_map, TOL).all())
 
 
@@ -146,7 +148,7 @@ def test_near_distinct_is_the_close_test_on_neighbours(seed: int) -> None:
                         rng.normal(0, 10, int(rng.integers(0, 4)))])
     s = np.sort(x)
     want = bool(((s[:-1] != s[1:]) & close(s[:-1], s[1:], TOL)).any()) if s.size > 1 else False
-    assert eq._near_distinct(s, TOL) == want
+    assert sides.near_distinct(s, TOL) == want
 
 
 def test_one_model_checked_on_threads_against_many_copies() -> None:

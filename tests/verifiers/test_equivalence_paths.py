@@ -17,6 +17,7 @@ from ortrex.ir import transforms as tf
 from ortrex.ir.formats import read_model
 from ortrex.paths import benchmarks_dir
 from ortrex.verifiers import equivalence as eq
+from ortrex.verifiers import sides
 from ortrex.verifiers.equivalence import EQUIVALENT, check_equivalence
 from ortrex.verifiers.equivalence_suite import labelled_pairs
 
@@ -26,8 +27,8 @@ FILES = sorted((ROOT / "bench4opt" / "lp_code").glob("*.lp"))[::13] if ROOT else
 
 def _path(a: CanonicalModel, b: CanonicalModel) -> str:
     """Which tokenisation the checker uses for a pair."""
-    sides = eq._cached_sides(a, b, 1e-6)
-    return "joint" if sides is None else "own" if sides[2] is eq._exact_tokens else "mapped"
+    found = sides.cached_sides(a, b, 1e-6)
+    return "joint" if found is None else "own" if found[2] is sides.exact_tokens else "mapped"
 
 
 @pytest.mark.shared
@@ -40,7 +41,7 @@ def test_each_models_own_tokens_and_the_joint_grouping_agree(
     pairs = labelled_pairs([read_model(p) for p in FILES], seed=5)
     paths = [_path(p.a, p.b) for p in pairs]
     cached = [check_equivalence(p.a, p.b) for p in pairs]
-    monkeypatch.setattr(eq, "_cached_sides", lambda *args: None)
+    monkeypatch.setattr(eq, "cached_sides", lambda *args: None)
     joint = [check_equivalence(p.a, p.b) for p in pairs]
     for p, path, x, y in zip(pairs, paths, cached, joint, strict=True):
         assert x.verdict == y.verdict == (EQUIVALENT if p.equivalent else "not_equivalent"), \
@@ -60,8 +61,8 @@ def test_numbers_within_tolerance_take_b_in_a_tokens() -> None:
     is close to, and is still equivalent."""
     a = KNAPSACK
     nudged = a.replace(obj=a.obj * (1 + 1e-9), name="nudged")
-    sa, sb, _ = eq._cached_sides(a, nudged, 1e-6)  # type: ignore[misc]
-    assert sa is eq._own_side(a, 1e-6) and np.array_equal(sa.tk.flat, sb.tk.flat)
+    sa, sb, _ = sides.cached_sides(a, nudged, 1e-6)  # type: ignore[misc]
+    assert sa is sides.own_side(a, 1e-6) and np.array_equal(sa.tk.flat, sb.tk.flat)
     assert _path(a, nudged) == "mapped" and check_equivalence(a, nudged).verdict == EQUIVALENT
     assert _path(a, tf.shuffle(a, np.random.default_rng(0))) == "own"
     moved = a.replace(obj=a.obj * (1 + 1e-4))
@@ -83,10 +84,10 @@ def test_b_in_a_tokens_gives_the_joint_groupings_words(monkeypatch: pytest.Monke
     a = KNAPSACK.replace(lb=[0.0, 1.0])
     b = a.replace(obj=a.obj * (1 + 1e-9), lb=[0.0, 2.0], ub=[7.0, np.inf])
     assert _path(a, b) == "mapped"
-    _, sb, _ = eq._cached_sides(a, b, 1e-6)  # type: ignore[misc]
-    assert sb.tk["ub"][0] == eq._exact_tokens(np.array([7.0]))[0]
+    _, sb, _ = sides.cached_sides(a, b, 1e-6)  # type: ignore[misc]
+    assert sb.tk["ub"][0] == sides.exact_tokens(np.array([7.0]))[0]
     mapped = check_equivalence(a, b)
-    monkeypatch.setattr(eq, "_cached_sides", lambda *args: None)
+    monkeypatch.setattr(eq, "cached_sides", lambda *args: None)
     joint = check_equivalence(a, b)
     assert mapped.verdict == joint.verdict == "not_equivalent"
     assert mapped.reason == joint.reason and "bounds differ" in mapped.reason
