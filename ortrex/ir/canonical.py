@@ -23,6 +23,7 @@ from ortrex.ir.items import (
     row_sense,
     sense_bounds,
 )
+from ortrex.ir.lazy import lazy
 
 if TYPE_CHECKING:
     import scipy.sparse as sp
@@ -560,7 +561,7 @@ class CanonicalModel:
         """Whether any variable is integer, binary, semi-continuous or semi-integer."""
         return bool((self.var_types != "C").any())
 
-    @cached_property
+    @lazy
     def integral(self) -> np.ndarray:
         """Which variables must take integer values (I, B, N)."""
         return _INTEGRAL_CODES[self.var_types.view(np.uint32)]
@@ -641,7 +642,7 @@ class CanonicalModel:
         """sha256 of the canonical serialization (names and order included; model name not)."""
         return hashlib.sha256(serialization.core_bytes(self)).hexdigest()
 
-    @cached_property
+    @lazy
     def normal_form(self) -> NormalizedModel:
         """The normal form (:func:`ortrex.ir.normalize.normalize`), computed once per model:
         the equivalence checker compares one model with many."""

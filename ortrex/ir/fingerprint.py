@@ -12,6 +12,7 @@ equivalence checker confirms collisions.
 from __future__ import annotations
 
 import hashlib
+import itertools
 import struct
 from functools import lru_cache
 from typing import TYPE_CHECKING
@@ -134,7 +135,7 @@ def _row_sums(values: np.ndarray, indptr: np.ndarray, lengths: np.ndarray) -> np
     R = lengths.size
     if not values.size:
         return np.zeros(R, dtype=np.uint64)
-    if lengths.all():
+    if all_true(lengths):
         return np.add.reduceat(values, indptr[:-1])
     acc = np.zeros(R, dtype=np.uint64)
     nz = lengths > 0
@@ -155,6 +156,9 @@ def row_groups(nm: NormalizedModel, tk: Tokens) -> tuple[np.ndarray, np.ndarray]
     pair_id = _combine(var_id[ri], var_id[rj]) if rr.size else np.zeros(0, np.uint64)
     col_id = var_id[A.indices]
     kinds = nm.kind.astype(np.uint64)
+    every = np.arange(R)
+    if R == 1 or (not rr.size and _distinct_rows(nm, tk, col_id, kinds, lengths)):
+        return every, every.copy()
 
     def signature(neg: str, lo: str, hi: str) -> np.ndarray:
         acc = _row_sums(_combine(col_id, tk[neg + "a"]), A.indptr, lengths)
@@ -166,12 +170,29 @@ def row_groups(nm: NormalizedModel, tk: Tokens) -> tuple[np.ndarray, np.ndarray]
     open_sign = nm.kind >= EQ0  # EQ0 or RANGE
     if open_sign.any():
         sig = np.where(open_sign, np.minimum(sig, signature("-", "-rhi", "-rlo")), sig)
-    ordered = np.sort(sig)
-    if R == 1 or (ordered[1:] != ordered[:-1]).all():  # no duplicates: the usual case
-        every = np.arange(R)
+    ordered = sort(sig)
+    if all_true(ordered[1:] != ordered[:-1]):  # no duplicates
         return every, every.copy()
     _, first, inverse = np.unique(sig, return_index=True, return_inverse=True)
     return np.sort(first), first[inverse.ravel()]
+
+
+def _distinct_rows(nm: NormalizedModel, tk: Tokens, col_id: np.ndarray, kinds: np.ndarray,
+                   lengths: np.ndarray) -> bool:
+    """True when no two rows can be duplicates: a cheap signature (xor instead of a full mix
+    per entry) that any two duplicates share differs from row to row. The usual case; the
+    full signatures settle the rest."""
+    open_sign = nm.kind >= EQ0
+
+    def weak(neg: str, lo: str, hi: str) -> np.ndarray:
+        acc = _row_sums(col_id ^ tk[neg + "a"], nm.A.indptr, lengths)
+        return ((acc * _K + tk[lo]) * _K + tk[hi]) * _K + kinds
+
+    sig = weak("", "rlo", "rhi")
+    if open_sign.any():
+        sig = np.where(open_sign, np.minimum(sig, weak("-", "-rhi", "-rlo")), sig)
+    ordered = sort(sig)
+    return all_true(ordered[1:] != ordered[:-1])
 
 
 def distinct_rows_by(nm: NormalizedModel, tk: Tokens) -> np.ndarray:
@@ -201,14 +222,16 @@ def model_graph(
         a_tok, neg_a_tok = tk["a"][keep_nz], tk["-a"][keep_nz]
     is_int = nm.is_int
     vtype = np.where(is_int, _T["int"], _T["cont"])
-    if is_int.any():
+    if np.count_nonzero(is_int):
         vtype[is_int & (nm.lb == 0) & (nm.ub == 1)] = _T["bin"]
-    if nm.semi.any():
+    if np.count_nonzero(nm.semi):
         vtype[nm.semi] ^= _T["semi"]
     # Everything that gets hashed is gathered first and mixed in one call (numpy's cost here
     # is per call, not per element); the values are those of _mix_all and _combine.
     var_pre = (((_TK["var"] + vtype) * _K + tk["lb"]) * _K + tk["ub"]) * _K + tk["c"]
     k_of_nz = np.repeat(np.arange(R), sub.indptr[1:] - sub.indptr[:-1])
+    if exact and every_row and _plain(nm):
+        return _plain_graph(nm, tk, var_pre, k_of_nz)
     if exact:
         gadget = kind >= EQ0  # EQ0 or RANGE: the sign is open
         rlo, rhi = (tk["rlo"], tk["rhi"]) if every_row else (tk["rlo"][rows], tk["rhi"][rows])
@@ -226,11 +249,11 @@ def model_graph(
     gedge_pre = _TK["edge"] + neg_a_tok[g_nz]
     parts = (var_pre, row_pre, sec_pre, edge_pre, gedge_pre)
     mixed = splitmix(np.concatenate(parts))
-    ends = np.cumsum([p.size for p in parts]).tolist()
+    ends = list(itertools.accumulate(p.size for p in parts))
     var_col, row_mix, sec_mix = mixed[:ends[0]], mixed[ends[0]:ends[1]], mixed[ends[1]:ends[2]]
     if exact:
         primary = row_mix
-        if not is_ge.all():
+        if not all_true(is_ge):
             primary = np.where(kind == EQ1, _T["eq1"], np.where(kind == EQ0, _T["eq0"], row_mix))
         secondary = np.where(kind[g_idx] == RANGE, sec_mix, _T["eq0"])
     else:
@@ -282,7 +305,58 @@ def model_graph(
     d = np.concatenate(dst).astype(np.int64)
     e = np.concatenate(ecol).astype(np.uint64)
     # Undirected: every edge carries messages both ways.
-    return np.concatenate(colors), np.concatenate([s, d]), np.concatenate([d, s]), np.tile(e, 2)
+    return (np.concatenate(colors), np.concatenate([s, d]), np.concatenate([d, s]),
+            np.concatenate([e, e]))
+
+
+def sort(x: np.ndarray) -> np.ndarray:
+    """A sorted copy of a 1-D array: ``np.sort`` without its Python-level dispatch, which
+    costs more than sorting the small arrays sorted here."""
+    y = x.copy()
+    y.sort()
+    return y
+
+
+def all_true(x: np.ndarray) -> bool:
+    """``x.all()`` for a bool array, at a third of its cost on small arrays."""
+    return np.count_nonzero(x) == x.size
+
+
+def equal(x: np.ndarray, y: np.ndarray) -> bool:
+    """Whether two integer arrays are equal element by element: by their bytes when dtype and
+    shape agree (a tenth of ``np.array_equal``'s cost on the small arrays compared here)."""
+    if x.dtype == y.dtype and x.shape == y.shape and x.dtype.kind in "iub":
+        return x.tobytes() == y.tobytes()
+    return bool(np.array_equal(x, y))
+
+
+def _plain(nm: NormalizedModel) -> bool:
+    """No open-sign row and nothing quadratic: the graph :func:`_plain_graph` builds."""
+    return not (nm.qobj[0].size or nm.qrows[0].size or np.count_nonzero(nm.kind >= EQ0))
+
+
+def _plain_graph(nm: NormalizedModel, tk: Tokens, var_pre: np.ndarray, k_of_nz: np.ndarray
+                 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """:func:`model_graph` (exact) of a model with no open-sign row and nothing quadratic:
+    one node per variable and per row, one edge per coefficient; the same arrays, in a third
+    of the numpy calls (most models compared are like this)."""
+    n, kind = nm.num_vars, nm.kind
+    is_ge = kind == GE
+    rlo = tk["rlo"]
+    if all_true(is_ge):
+        row_pre = _TK["ge"] + rlo
+    else:
+        row_pre = np.where(is_ge, _TK["ge"] + rlo, (_TK["rg"] + rlo) * _K + tk["rhi"])
+    mixed = splitmix(np.concatenate([var_pre, row_pre, _TK["edge"] + tk["a"]]))
+    nodes = n + kind.size
+    colors = mixed[:nodes]
+    if not all_true(is_ge):
+        colors = colors.copy()
+        colors[n:] = np.where(kind == EQ1, _T["eq1"], colors[n:])  # no EQ0 row here
+    s = nm.A.indices.astype(np.int64)
+    d = n + k_of_nz
+    e = mixed[nodes:]
+    return colors, np.concatenate([s, d]), np.concatenate([d, s]), np.concatenate([e, e])
 
 
 def count_classes(colors: np.ndarray) -> int:
@@ -290,7 +364,7 @@ def count_classes(colors: np.ndarray) -> int:
     on 64-bit integers)."""
     if colors.size == 0:
         return 0
-    s = np.sort(colors)
+    s = sort(colors)
     return int(np.count_nonzero(s[1:] != s[:-1])) + 1
 
 
@@ -328,17 +402,8 @@ class Refiner:
         early once the two colour multisets provably differ (their wrapping sums differ).
         """
         classes = count_classes(colors)
-        every_node = self.targets.size == colors.size
         for _ in range(max_rounds):
-            # _combine(colors[src], ecol) summed per target, then _combine(colors, agg)
-            if every_node and self.src.size:
-                agg = np.add.reduceat(splitmix(colors[self.src] * _K + self.ecol), self.starts)
-            else:
-                agg = np.zeros(colors.size, dtype=np.uint64)
-                if self.src.size:
-                    agg[self.targets] = np.add.reduceat(
-                        splitmix(colors[self.src] * _K + self.ecol), self.starts)
-            colors = _combine(colors, agg)
+            colors = self.step(colors)
             if split is not None and colors[:split].sum() != colors[split:].sum():
                 break
             new_classes = count_classes(colors)
@@ -346,6 +411,18 @@ class Refiner:
                 break
             classes = new_classes
         return colors
+
+    def step(self, colors: np.ndarray) -> np.ndarray:
+        """One round: each node's colour combined with the wrapping sum of its in-edges'
+        ``_combine(colors[src], ecol)``."""
+        if not self.src.size:
+            return _combine(colors, np.zeros(colors.size, dtype=np.uint64))
+        msg = np.add.reduceat(splitmix(colors[self.src] * _K + self.ecol), self.starts)
+        if self.targets.size == colors.size:  # every node has an in-edge
+            return _combine(colors, msg)
+        agg = np.zeros(colors.size, dtype=np.uint64)
+        agg[self.targets] = msg
+        return _combine(colors, agg)
 
 
 def refine(colors: np.ndarray, src: np.ndarray, dst: np.ndarray, ecol: np.ndarray,

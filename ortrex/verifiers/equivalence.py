@@ -16,19 +16,24 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from functools import cached_property
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from ortrex.ir.canonical import CanonicalModel
-from ortrex.ir.fingerprint import Refiner, Tokens, model_graph, row_groups, splitmix
+from ortrex.ir.fingerprint import (
+    Refiner,
+    all_true,
+    equal,
+    sort,
+)
 from ortrex.ir.formats import from_gurobi, from_highs, read_model
-from ortrex.ir.normalize import EQ0, EQ1, GE, RANGE, NormalizedModel
+from ortrex.ir.normalize import GE
 from ortrex.verifiers.isomorphism import (
     MAX_SEARCH_ROUNDS,
     Automorphisms,
+    PairRefiner,
     Search,
     SearchTimeout,
     balanced,
@@ -39,9 +44,15 @@ from ortrex.verifiers.rowmatch import (
     entries_match,
     joint_tokens,
     one_to_one,
-    open_sign,
     quad_entries,
     rows_match,
+)
+from ortrex.verifiers.sides import (
+    Side,
+    cached_sides,
+    coefficient_tokens,
+    exact_tokens,
+    make_side,
 )
 
 EQUIVALENT, NOT_EQUIVALENT, UNDECIDED = "equivalent", "not_equivalent", "undecided"
@@ -113,104 +124,6 @@ def as_model(x: ModelLike) -> CanonicalModel:
                     "file path, or a gurobipy or highspy model")
 
 
-# ------------------------------------------------------------------ one side
-@dataclass
-class _Side:
-    model: CanonicalModel
-    nm: NormalizedModel
-    tk: Tokens
-    rows: np.ndarray  # representative normalised rows, in order
-    rep: np.ndarray  # normalised row -> its representative
-    orient: np.ndarray  # +1 / -1: normalised row = orient x its representative
-
-    @cached_property
-    def graph(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-        """The model graph (built only for pairs that no count or number tells apart)."""
-        return model_graph(self.nm, self.rows, self.tk, exact=True)
-
-    @cached_property
-    def gadget_rows(self) -> np.ndarray:
-        """Positions in ``rows`` of rows with a second (negated) node."""
-        return open_sign(self.nm, self.rows).nonzero()[0]
-
-    @cached_property
-    def counts(self) -> list[tuple[str, int]]:
-        """Sizes that equivalent models share (see :func:`_counts`)."""
-        return _counts(self)
-
-    @cached_property
-    def multisets(self) -> dict[str, np.ndarray]:
-        """Sorted tokens of the numbers that equivalent models share as multisets."""
-        ge = self.rows[self.nm.kind[self.rows] == GE]
-        return {"c": np.sort(self.tk["c"]), "qo": np.sort(self.tk["qo"]),
-                "lb": np.sort(self.tk["lb"]), "ub": np.sort(self.tk["ub"]),
-                "rhs": np.sort(self.tk["rlo"][ge]), "coef": np.sort(_coefficient_tokens(self)[0])}
-
-    @cached_property
-    def refiner(self) -> Refiner:
-        """Colour refinement on this side's graph alone."""
-        _, src, dst, ecol = self.graph
-        return Refiner(src, dst, ecol)
-
-    @cached_property
-    def stable(self) -> np.ndarray:
-        """The stable colouring of this side's graph alone, and its sorted copy."""
-        colors = self.refiner(self.graph[0], MAX_SEARCH_ROUNDS)
-        return colors
-
-
-def _exact_tokens(x: np.ndarray) -> np.ndarray:
-    """A token per distinct number (-0.0 and 0.0 are one)."""
-    return splitmix((np.asarray(x, dtype=np.float64) + 0.0).view(np.uint64))
-
-
-def _own_side(model: CanonicalModel, rel_tol: float) -> _Side:
-    """The side of ``model`` with exact tokens, computed once per model: a model compared
-    with many others is normalised, tokenised, grouped, turned into a graph and coloured once
-    (memoised on the model object, whose arrays are read-only)."""
-    cache = model.__dict__.setdefault("_equivalence_sides", {})
-    side = cache.get(rel_tol)
-    if side is None:
-        nm = model.normal_form
-        side = cache[rel_tol] = _side(model, nm, Tokens(nm, _exact_tokens), rel_tol)
-    return side
-
-
-def _own_sides(ma: CanonicalModel, mb: CanonicalModel, rel_tol: float
-               ) -> tuple[_Side, _Side] | None:
-    """Both models' own sides, when their exact tokens are the tolerance-aware ones: no two
-    different numbers of the two models lie within the tolerance (then equal within tolerance
-    means equal, and each model can be tokenised, and coloured, on its own). None otherwise."""
-    pool = np.concatenate([ma.normal_form.values, mb.normal_form.values])
-    pool.sort()
-    x, y = pool[:-1], pool[1:]
-    if ((x != y) & close(x, y, rel_tol)).any():
-        return None
-    return _own_side(ma, rel_tol), _own_side(mb, rel_tol)
-
-
-def _side(model: CanonicalModel, nm: NormalizedModel, tk: Tokens, rel_tol: float) -> _Side:
-    rows, rep = row_groups(nm, tk)
-    orient = np.ones(nm.num_rows)
-    merged = (rep != np.arange(nm.num_rows)).nonzero()[0]
-    if merged.size:
-        # Rows grouped by token are duplicates only if they match within tolerance too (a
-        # chain of close numbers can make a group wider than the tolerance). An open-sign row
-        # may be its twin negated.
-        twin = rep[merged]
-        ident = np.arange(nm.num_vars)
-        ok = rows_match(nm, merged, nm, twin, np.ones(merged.size), ident, rel_tol)
-        retry = ~ok & open_sign(nm, merged)
-        if retry.any():
-            neg = rows_match(nm, merged[retry], nm, twin[retry], -np.ones(int(retry.sum())),
-                              ident, rel_tol)
-            orient[merged[retry][neg]] = -1.0
-            ok[np.flatnonzero(retry)[neg]] = True
-        rep[merged[~ok]] = merged[~ok]
-        rows = np.unique(rep)
-    return _Side(model, nm, tk, rows, rep, orient)
-
-
 # ------------------------------------------------------------------ diagnosis
 def _unmatched(values: np.ndarray, ta: np.ndarray, tb: np.ndarray
                ) -> tuple[float, int, int] | None:
@@ -227,7 +140,7 @@ def _unmatched(values: np.ndarray, ta: np.ndarray, tb: np.ndarray
 
 
 def _same_multiset(ta: np.ndarray, tb: np.ndarray) -> bool:
-    return ta.size == tb.size and np.array_equal(np.sort(ta), np.sort(tb))
+    return ta.size == tb.size and equal(sort(ta), sort(tb))
 
 
 def _differs(what: str, values: np.ndarray, ta: np.ndarray, tb: np.ndarray) -> str:
@@ -238,30 +151,7 @@ def _differs(what: str, values: np.ndarray, ta: np.ndarray, tb: np.ndarray) -> s
     return f"{what} differ: {v:.10g} occurs {na} time{'s' * (na != 1)} in A, {nb} in B"
 
 
-def _counts(s: _Side) -> list[tuple[str, int]]:
-    nm = s.nm
-    every = s.rows.size == nm.num_rows
-    kinds = np.bincount(nm.kind if every else nm.kind[s.rows], minlength=4).tolist()
-    q_rows = int(np.isin(nm.qrows[0], s.rows).sum()) if nm.qrows[0].size else 0
-    n_int = int(nm.is_int.sum())
-    return [
-        ("variables", nm.num_vars),
-        ("integer variables", n_int),
-        ("binary variables (integer in [0, 1])",
-         int((nm.is_int & (nm.lb == 0) & (nm.ub == 1)).sum()) if n_int else 0),
-        ("semi-continuous or semi-integer variables", int(nm.semi.sum())),
-        ("rows", s.rows.size),
-        ("equality rows", kinds[EQ0] + kinds[EQ1]),
-        ("ranged rows", kinds[RANGE]),
-        ("inequality rows", kinds[GE]),
-        ("constraint coefficients", nm.A.nnz if every else int(nm.A.lengths()[s.rows].sum())),
-        ("quadratic objective terms", nm.qobj[0].size),
-        ("quadratic constraint terms", q_rows),
-        ("infeasible empty rows", nm.infeasible_empty_rows.size),
-    ]
-
-
-def _quick_difference(a: _Side, b: _Side, fn: Callable[[np.ndarray], np.ndarray],
+def _quick_difference(a: Side, b: Side, fn: Callable[[np.ndarray], np.ndarray],
                       rel_tol: float) -> str:
     """A count or the objective constant that differs, in words ('' if none): cheap checks
     run before colouring (the constant is not part of the graph)."""
@@ -273,7 +163,7 @@ def _quick_difference(a: _Side, b: _Side, fn: Callable[[np.ndarray], np.ndarray]
     return ""
 
 
-def _number_difference(a: _Side, b: _Side, fn: Callable[[np.ndarray], np.ndarray],
+def _number_difference(a: Side, b: Side, fn: Callable[[np.ndarray], np.ndarray],
                        rel_tol: float) -> str:
     """The first multiset of numbers that differs, in words ('' if none). Equivalent models
     have the same multisets (numbers within tolerance share a token), so this is a proof."""
@@ -281,7 +171,7 @@ def _number_difference(a: _Side, b: _Side, fn: Callable[[np.ndarray], np.ndarray
     sa, sb = a.multisets, b.multisets
 
     def same(key: str) -> bool:
-        return np.array_equal(sa[key], sb[key])
+        return equal(sa[key], sb[key])
 
     c_same = same("c") and same("qo")
     const_same = close1(na.constant, nb.constant, rel_tol)
@@ -305,26 +195,9 @@ def _number_difference(a: _Side, b: _Side, fn: Callable[[np.ndarray], np.ndarray
                         a.tk["rlo"][a.rows[ga]], b.tk["rlo"][b.rows[gb]])
     # Coefficients: as signed values where the row's sign is fixed, up to sign where it is open.
     if not same("coef"):
-        ta, va = _coefficient_tokens(a)
-        return _differs("constraint coefficients (normalised)", va, ta, _coefficient_tokens(b)[0])
+        ta, va = coefficient_tokens(a)
+        return _differs("constraint coefficients (normalised)", va, ta, coefficient_tokens(b)[0])
     return ""
-
-
-def _coefficient_tokens(s: _Side) -> tuple[np.ndarray, np.ndarray]:
-    """Tokens and values of the kept rows' coefficients; up to sign in open-sign rows."""
-    nm = s.nm
-    tok, val = s.tk["a"], nm.A.data
-    open_rows = nm.kind >= EQ0  # EQ0 or RANGE
-    if open_rows.any():
-        open_nz = open_rows[nm.A.row_of_entry()]
-        tok = np.where(open_nz, np.minimum(tok, s.tk["-a"]), tok)
-        val = np.where(open_nz, np.abs(val), val)
-    if s.rows.size == nm.num_rows:
-        return tok, val
-    keep = np.zeros(nm.num_rows, dtype=bool)
-    keep[s.rows] = True
-    keep_nz = keep[nm.A.row_of_entry()]
-    return tok[keep_nz], val[keep_nz]
 
 
 # ------------------------------------------------------------------ certificate checking
@@ -337,22 +210,22 @@ class _Map:
     sign: np.ndarray  # B row = sign x A row (after the variable map)
 
 
-def _check(a: _Side, b: _Side, m: _Map, rel_tol: float) -> str:
+def _check(a: Side, b: Side, m: _Map, rel_tol: float) -> str:
     """'' if the map reproduces every number of B from A within tolerance, else what fails."""
     na, nb = a.nm, b.nm
     n = na.num_vars
     vm = m.var_map
-    if vm.size != n or nb.num_vars != n or not one_to_one(vm, n):
+    if vm.size != n or nb.num_vars != n or not _is_permutation(vm, n):
         return "the variable map is not a one-to-one map onto B's variables"
     # Bounds and objective coefficients in one comparison.
-    bad = ~close(np.concatenate([na.lb, na.ub, na.c]),
-                 np.concatenate([nb.lb[vm], nb.ub[vm], nb.c[vm]]), rel_tol)
-    if bad.any():
-        k = int(bad.nonzero()[0][0])
+    ok = close(np.concatenate([na.lb, na.ub, na.c]),
+               np.concatenate([nb.lb[vm], nb.ub[vm], nb.c[vm]]), rel_tol)
+    if not all_true(ok):
+        k = int(np.flatnonzero(~ok)[0])
         what = ("lower bound", "upper bound", "objective coefficient")[k // n]
         return f"{what} of variable {a.model.var_names[k % n]!r}"
-    bad = (na.is_int != nb.is_int[vm]) | (na.semi != nb.semi[vm])
-    if bad.any():
+    if not (equal(na.is_int, nb.is_int[vm]) and equal(na.semi, nb.semi[vm])):
+        bad = (na.is_int != nb.is_int[vm]) | (na.semi != nb.semi[vm])
         return f"type of variable {a.model.var_names[int(np.flatnonzero(bad)[0])]!r}"
     if not close1(na.constant, nb.constant, rel_tol):
         return "objective constant"
@@ -363,19 +236,60 @@ def _check(a: _Side, b: _Side, m: _Map, rel_tol: float) -> str:
         if not entries_match(quad_entries(qa, zero, one, vm), quad_entries(qb, zero, one, None),
                               1, rel_tol)[0]:
             return "quadratic objective terms"
-    is_rep = np.zeros(nb.num_rows, dtype=bool)
-    is_rep[b.rows] = True
-    if m.target.size != a.rows.size or b.rows.size != a.rows.size \
-            or not one_to_one(m.target, nb.num_rows) or not is_rep[m.target].all():
+    if m.target.size != a.rows.size or b.rows.size != a.rows.size or not _onto_rows(b, m.target):
         return "the row map is not a one-to-one map onto B's rows"
+    if _every_row_matches(a, b, m, rel_tol):
+        return ""
     ok = rows_match(na, a.rows, nb, m.target, m.sign, vm, rel_tol)
-    if not ok.all():
+    if not all_true(ok):
         r = int(na.origin[a.rows[int(np.flatnonzero(~ok)[0])]])
         return f"row {a.model.row_names[r]!r} does not match its image"
     return ""
 
 
-def _certificate(a: _Side, b: _Side, m: _Map) -> Certificate:
+def _is_permutation(m: np.ndarray, size: int) -> bool:
+    """Whether ``m`` holds each of 0 .. size - 1 once."""
+    if m.dtype.kind not in "iu":
+        return one_to_one(m, size) if m.size == size else False
+    return m.size == size and equal(sort(m), np.arange(size, dtype=m.dtype))
+
+
+def _onto_rows(b: Side, target: np.ndarray) -> bool:
+    """Whether ``target`` names each of B's representative rows once."""
+    nb = b.nm
+    if b.rows.size == nb.num_rows:  # every row its own representative
+        return _is_permutation(target, nb.num_rows)
+    is_rep = np.zeros(nb.num_rows, dtype=bool)
+    is_rep[b.rows] = True
+    return one_to_one(target, nb.num_rows) and all_true(is_rep[target])
+
+
+def _every_row_matches(a: Side, b: Side, m: _Map, rel_tol: float) -> bool:
+    """Whether every row of A, mapped, equals its B row within tolerance, in one comparison of
+    all entries (B's are in row and column order already, A's are sorted once); only for
+    models with no merged and no quadratic rows. False also where the rows do not apply: the
+    row-by-row comparison then says which row fails."""
+    na, nb = a.nm, b.nm
+    if a.rows.size != na.num_rows or b.rows.size != nb.num_rows or na.A.nnz != nb.A.nnz \
+            or na.qrows[0].size or nb.qrows[0].size:
+        return False
+    target, sign = m.target, m.sign
+    if not equal(na.kind, nb.kind[target]):
+        return False
+    flip = sign < 0
+    lo = np.where(flip, -na.rhi, na.rlo)
+    hi = np.where(flip, -na.rlo, na.rhi)
+    both = np.concatenate([nb.rlo[target], nb.rhi[target]])
+    if not all_true(close(np.concatenate([lo, hi]), both, rel_tol)):
+        return False
+    rows = a.entry_rows
+    key = target[rows] * na.num_vars + m.var_map[na.A.indices]
+    order = np.argsort(key)
+    return bool(equal(key[order], b.entry_keys)
+                and all_true(close((na.A.data * sign[rows])[order], nb.A.data, rel_tol)))
+
+
+def _certificate(a: Side, b: Side, m: _Map) -> Certificate:
     """The certificate in terms of the rows as written."""
     na, nb = a.nm, b.nm
     pos = np.full(na.num_rows, -1, dtype=np.int64)
@@ -387,7 +301,7 @@ def _certificate(a: _Side, b: _Side, m: _Map) -> Certificate:
     return Certificate(m.var_map.copy(), na.origin[order], nb.origin[rb][order], factor[order])
 
 
-def _map_from_certificate(a: _Side, b: _Side, cert: Certificate) -> _Map | str:
+def _map_from_certificate(a: Side, b: Side, cert: Certificate) -> _Map | str:
     """The normalised map a certificate claims, or what is malformed about it."""
     na, nb = a.nm, b.nm
     norm_a = np.full(a.model.num_rows, -1, dtype=np.int64)
@@ -417,12 +331,12 @@ def _map_from_certificate(a: _Side, b: _Side, cert: Certificate) -> _Map | str:
     return _Map(np.asarray(cert.var_map, dtype=np.int64), kb[idx_a], sign)
 
 
-def _node_map(a: _Side, b: _Side, mapping: np.ndarray) -> _Map | None:
+def _node_map(a: Side, b: Side, mapping: np.ndarray) -> _Map | None:
     """Read the variable and row maps off a node mapping of the two graphs."""
     n = a.nm.num_vars
     rb = b.rows.size
     local = mapping[n:n + a.rows.size] - n  # B node of each primary A row node, past the vars
-    if np.any(local < 0) or np.any(local >= rb + b.gadget_rows.size):
+    if local.size and (local.min() < 0 or local.max() >= rb + b.gadget_rows.size):
         return None
     second = local >= rb  # a secondary node is B's row negated
     g = b.gadget_rows
@@ -430,31 +344,18 @@ def _node_map(a: _Side, b: _Side, mapping: np.ndarray) -> _Map | None:
     return _Map(mapping[:n].astype(np.int64), b.rows[pos], np.where(second, -1.0, 1.0))
 
 
-class _Deferred:
-    """A refiner built on its first call."""
-
-    def __init__(self, make: Callable[[], Refiner]) -> None:
-        self.make = make
-        self.refiner: Refiner | None = None
-
-    def __call__(self, *args: Any, **kwargs: Any) -> np.ndarray:
-        if self.refiner is None:
-            self.refiner = self.make()
-        return self.refiner(*args, **kwargs)
-
-
 # ------------------------------------------------------------------ entry points
 @dataclass
 class _Prepared:
-    a: _Side
-    b: _Side
+    a: Side
+    b: Side
     fn: Callable[[np.ndarray], np.ndarray]
 
 
 def _prepare(ma: CanonicalModel, mb: CanonicalModel, rel_tol: float) -> _Prepared:
     nma, nmb = ma.normal_form, mb.normal_form
     ta, tb, fn = joint_tokens(nma, nmb, rel_tol)
-    return _Prepared(_side(ma, nma, ta, rel_tol), _side(mb, nmb, tb, rel_tol), fn)
+    return _Prepared(make_side(ma, nma, ta, rel_tol), make_side(mb, nmb, tb, rel_tol), fn)
 
 
 def check_certificate(a: ModelLike, b: ModelLike, certificate: Certificate, *,
@@ -487,28 +388,35 @@ def check_equivalence(a: ModelLike, b: ModelLike, *, rel_tol: float = 1e-6,
     # The first two counts of _quick_difference, before any normalisation (which keeps every
     # variable and its integrality): the same verdict and words, without the work.
     for what, x, y in (("variables", ma.num_vars, mb.num_vars),
-                       ("integer variables", int(ma.integral.sum()), int(mb.integral.sum()))):
+                       ("integer variables", np.count_nonzero(ma.integral),
+                        np.count_nonzero(mb.integral))):
         if x != y:
             return done(NOT_EQUIVALENT, f"after normalisation: {x} {what} vs {y}")
-    own = _own_sides(ma, mb, rel_tol)
-    if own is None:  # numbers within tolerance but not equal: one grouping for both models
+    sides = cached_sides(ma, mb, rel_tol)
+    if sides is None:  # close numbers within A: one grouping for both models
         p = _prepare(ma, mb, rel_tol)
         sa, sb, fn = p.a, p.b, p.fn
     else:
-        (sa, sb), fn = own, _exact_tokens
+        sa, sb, fn = sides
     t2 = time.perf_counter()
     timings["normalise"] = t2 - t1
 
     # Counts and multisets of numbers first: most different pairs need no graph at all.
     why = _quick_difference(sa, sb, fn, rel_tol) or _number_difference(sa, sb, fn, rel_tol)
+    if why and fn is not exact_tokens and sides is not None:
+        # B in A's tokens proves the difference; the words (which number differs) are those of
+        # the joint grouping, whose token order picks the number named.
+        p = _prepare(ma, mb, rel_tol)
+        sa, sb, fn, sides = p.a, p.b, p.fn, None
+        why = _quick_difference(sa, sb, fn, rel_tol) or _number_difference(sa, sb, fn, rel_tol)
     if why:
         return done(NOT_EQUIVALENT, why)
     n_a = sa.graph[0].size
-    if own is not None:
+    if sides is not None:
         # Each side coloured on its own (once per model): refining the disjoint union gives
         # the same colours, round for round, so the union starts stable. Its refiner is only
         # needed if the search has to branch.
-        refine = _Deferred(lambda: Refiner.union(sa.refiner, sb.refiner, n_a))
+        refine = PairRefiner(sa.refiner, sb.refiner, n_a, sa.memo)
         colors = np.concatenate([sa.stable, sb.stable])
     else:
         ca, s1, d1, e1 = sa.graph
@@ -533,7 +441,8 @@ def check_equivalence(a: ModelLike, b: ModelLike, *, rel_tol: float = 1e-6,
         failures.append(why)
         return False
 
-    search = Search(refine, n_a, accept, deadline, lambda: Automorphisms(sb.graph))
+    search = Search(refine, n_a, accept, deadline, lambda: Automorphisms(sb.graph),
+                    memo=None if sides is None else sa.memo)
     try:
         mapping = search.run(colors)
     except SearchTimeout:

@@ -8,13 +8,14 @@ by edge, prune candidates that cannot succeed where an equivalent one failed.
 
 from __future__ import annotations
 
+import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import numpy as np
 
-from ortrex.ir.fingerprint import Refiner, splitmix
+from ortrex.ir.fingerprint import Refiner, count_classes, equal, sort, splitmix
 
 MAX_SEARCH_ROUNDS = 1 << 30  # refinement in the search runs to the stable colouring
 
@@ -31,13 +32,137 @@ def _mark(color: int, depth: int) -> np.uint64:
     return np.uint64(z ^ (z >> 31))
 
 
+class HalfMemo:
+    """What a search learns about A alone, kept on A's side for the next B it meets: A's half
+    of each refined colouring round by round, and the class each colouring branches on."""
+
+    LIMIT = 1 << 20  # colours remembered per model (8 MiB): a cache, never a bottleneck
+
+    def __init__(self) -> None:
+        self.rounds: dict[bytes, _Rounds] = {}
+        self.cells: dict[bytes, _Cells] = {}
+        self.size = 0
+        self.lock = threading.Lock()  # checks of one A on two threads extend rounds in turn
+
+    def full(self) -> bool:
+        return self.size >= self.LIMIT
+
+
+class _Rounds:
+    """The refinement rounds of one colouring of A alone: per round the colours, their sorted
+    copy, wrapping sum and number of classes (round 0 is the colouring itself)."""
+
+    __slots__ = ("classes", "colors", "memo", "sorted", "sums")
+
+    def __init__(self, colors: np.ndarray, memo: HalfMemo) -> None:
+        self.colors: list[np.ndarray] = []
+        self.sorted: list[np.ndarray] = []
+        self.sums: list[np.uint64] = []
+        self.classes: list[int] = []
+        self.memo = memo
+        self._add(colors)
+
+    def _add(self, colors: np.ndarray) -> None:
+        ordered = sort(colors)
+        self.colors.append(colors)
+        self.sorted.append(ordered)
+        self.sums.append(colors.sum())
+        self.classes.append(_classes_of_sorted(ordered))
+        self.memo.size += 2 * colors.size
+
+    def upto(self, r: int, refiner: Refiner) -> None:
+        """Make sure round ``r`` is there."""
+        if r < len(self.colors):
+            return
+        with self.memo.lock:
+            while len(self.colors) <= r:
+                self._add(refiner.step(self.colors[-1]))
+
+
+def _classes_of_sorted(ordered: np.ndarray) -> int:
+    return int(np.count_nonzero(ordered[1:] != ordered[:-1])) + 1 if ordered.size else 0
+
+
+@dataclass
+class _Cells:
+    """A's half of a colouring as the search sees it: sorted, and the class to branch on
+    (None when every class is a single node) with its first A node."""
+
+    sorted: np.ndarray
+    target: np.uint64 | None
+    u: int
+
+
+def _cells(ca: np.ndarray) -> _Cells:
+    sa = sort(ca)
+    bounds = np.empty(sa.size + 1, dtype=bool)  # where a class starts, and the end
+    bounds[0] = bounds[-1] = True
+    np.not_equal(sa[1:], sa[:-1], out=bounds[1:-1])
+    edges = bounds.nonzero()[0]
+    if edges.size == sa.size + 1:  # discrete (or empty)
+        return _Cells(sa, None, -1)
+    sizes = edges[1:] - edges[:-1]
+    sizes[sizes == 1] = sa.size + 1  # the smallest class of two or more, first if tied
+    target = sa[edges[sizes.argmin()]]
+    return _Cells(sa, target, int((ca == target).argmax()))
+
+
+class PairRefiner:
+    """Colour refinement of the disjoint union of A and B (A's ``n_a`` nodes first), round for
+    round the colours of :class:`Refiner` on the union, with A's half remembered in ``memo``.
+
+    A's half of a refined colouring depends on A's half of the start alone (the union's rounds
+    only run longer where the halves differ, and then B's half is computed anew but A's rounds
+    are extended from the memo). A model compared with many others keeps ``memo`` on its side:
+    searching a symmetric model against its next copy refines only the copy's half.
+    """
+
+    def __init__(self, a: Refiner, b: Refiner, n_a: int, memo: HalfMemo) -> None:
+        self.a, self.b, self.n_a, self.memo = a, b, n_a, memo
+
+    def _rounds(self, ca: np.ndarray) -> _Rounds:
+        key = ca.tobytes()
+        ra = self.memo.rounds.get(key)
+        if ra is None:
+            ra = _Rounds(ca.copy(), self.memo)
+            if not self.memo.full():
+                self.memo.rounds[key] = ra
+        return ra
+
+    def __call__(self, colors: np.ndarray, max_rounds: int, split: int) -> np.ndarray:
+        """The union's refinement (see :meth:`Refiner.__call__`; ``split`` must be ``n_a``)."""
+        if split != self.n_a:
+            raise ValueError("a pair refiner splits where A's nodes end")
+        ra = self._rounds(colors[:split])
+        cb = colors[split:]
+
+        def union_classes(r: int, cb: np.ndarray) -> int:
+            if equal(ra.sorted[r], sort(cb)):
+                return ra.classes[r]
+            return count_classes(np.concatenate([ra.colors[r], cb]))
+
+        classes = union_classes(0, cb)
+        r = 0
+        for _ in range(max_rounds):
+            r += 1
+            ra.upto(r, self.a)
+            cb = self.b.step(cb)
+            if ra.sums[r] != cb.sum():
+                break
+            new_classes = union_classes(r, cb)
+            if new_classes == classes:
+                break
+            classes = new_classes
+        return np.concatenate([ra.colors[r], cb])
+
+
 class SearchTimeout(Exception):
     """The search ran past its deadline."""
 
 
 def balanced(colors: np.ndarray, n_a: int) -> bool:
     """Whether both sides (the first n_a nodes, the rest) have one colour multiset."""
-    return np.array_equal(np.sort(colors[:n_a]), np.sort(colors[n_a:]))
+    return equal(sort(colors[:n_a]), sort(colors[n_a:]))
 
 
 @dataclass
@@ -77,11 +202,12 @@ class Search:
     branching of symmetric non-equivalent pairs into a few steps.
     """
 
-    def __init__(self, refine: Refiner, n_a: int, accept: Callable[[np.ndarray], bool],
+    def __init__(self, refine: Callable[..., np.ndarray], n_a: int,
+                 accept: Callable[[np.ndarray], bool],
                  deadline: float | None,
                  automorphisms: Callable[[], Automorphisms] | None = None,
-                 budget: int | None = None) -> None:
-        self.refine, self.n_a, self.accept = refine, n_a, accept
+                 budget: int | None = None, memo: HalfMemo | None = None) -> None:
+        self.refine, self.n_a, self.accept, self.memo = refine, n_a, accept, memo
         self.deadline, self.make_aut, self.budget = deadline, automorphisms, budget
         self.aut: Automorphisms | None = None
         self.rounds = MAX_SEARCH_ROUNDS
@@ -100,23 +226,27 @@ class Search:
         sides' colour multisets differ, or the mapping is refused)."""
         n_a = self.n_a
         ca, cb = cur[:n_a], cur[n_a:]
-        sa = np.sort(ca)
-        if not np.array_equal(sa, np.sort(cb)):
+        cells = self._cells(ca)
+        if not equal(cells.sorted, sort(cb)):
             return None
-        if not sa.size:
+        target = cells.target
+        if target is None:  # discrete: the colouring is the mapping
             return self._leaf(ca, cb)
-        new = np.empty(sa.size, dtype=bool)
-        new[0] = True
-        np.not_equal(sa[1:], sa[:-1], out=new[1:])
-        if new.all():  # discrete: the colouring is the mapping
-            return self._leaf(ca, cb)
-        starts = new.nonzero()[0]
-        sizes = np.diff(starts, append=sa.size)
-        sizes[sizes == 1] = sa.size + 1  # the smallest class of two or more, first if tied
-        target = sa[starts[sizes.argmin()]]
-        u = int((ca == target).nonzero()[0][0])
         mark = _mark(int(target), depth)
-        return _Level(cur, u, ((cb == target).nonzero()[0] + n_a).tolist(), mark)
+        return _Level(cur, cells.u, ((cb == target).nonzero()[0] + n_a).tolist(), mark)
+
+    def _cells(self, ca: np.ndarray) -> _Cells:
+        """A's half sorted and the class to branch on (from the memo when A was seen)."""
+        if self.memo is None:
+            return _cells(ca)
+        key = ca.tobytes()
+        cells = self.memo.cells.get(key)
+        if cells is None:
+            cells = _cells(ca)
+            if not self.memo.full():
+                self.memo.cells[key] = cells
+                self.memo.size += ca.size
+        return cells
 
     def _leaf(self, ca: np.ndarray, cb: np.ndarray) -> np.ndarray | None:
         order_b = np.argsort(cb)
@@ -215,5 +345,4 @@ class Automorphisms:
         s, d, e = self.edges
         ms, md = sigma[s], sigma[d]
         order = np.lexsort((e, md, ms))
-        return bool(np.array_equal(ms[order], s) and np.array_equal(md[order], d)
-                    and np.array_equal(e[order], e))
+        return equal(ms[order], s) and equal(md[order], d) and equal(e[order], e)

@@ -22,11 +22,14 @@ _BIG = np.finfo(float).max
 def close(x: np.ndarray, y: np.ndarray, rel_tol: float) -> np.ndarray:
     """Element-wise: equal within ``rel_tol`` of the larger magnitude (infinities exactly)."""
     x, y = np.asarray(x, dtype=float), np.asarray(y, dtype=float)
+    same = x == y
+    if np.count_nonzero(same) == same.size:  # all equal (the usual case in a mapping): done
+        return same
     with np.errstate(invalid="ignore"):
         # The scale is capped so that |inf - 5| <= tol * inf cannot hold: an infinity only
         # matches itself (through x == y; inf - inf is nan and compares false).
         scale = np.minimum(np.maximum(np.abs(x), np.abs(y)), _BIG)
-        return (np.abs(x - y) <= rel_tol * scale + ABS_FLOOR) | (x == y)
+        return (np.abs(x - y) <= rel_tol * scale + ABS_FLOOR) | same
 
 
 def close1(x: float, y: float, rel_tol: float) -> bool:

@@ -11,8 +11,9 @@ import scipy.sparse as sp
 from hypothesis import assume, given
 from hypothesis import strategies as st
 
+from ortrex.ir import fingerprint
 from ortrex.ir.canonical import CanonicalModel
-from ortrex.ir.fingerprint import distinct_rows, quantize
+from ortrex.ir.fingerprint import Tokens, distinct_rows, quantize, row_groups
 from ortrex.ir.normalize import normalize
 from tests.strategies import (
     binary_as_integer,
@@ -173,6 +174,36 @@ def test_ranged_and_zero_equality_rows_have_no_preferred_sign() -> None:
     assert other.structural_fingerprint != base.structural_fingerprint
 
 
+@given(models(), st.data())
+def test_cheap_duplicate_check_agrees_with_full_signatures(m: CanonicalModel,
+                                                          data: st.DataObject) -> None:
+    """Rows grouped with the cheap pre-check (no duplicates possible: done) and with the full
+    signatures alone give the same groups, on models with rows copied, negated and scaled."""
+    if m.num_rows:
+        picks = data.draw(st.lists(st.integers(0, m.num_rows - 1), max_size=3))
+        factors = data.draw(st.lists(FACTORS, min_size=len(picks), max_size=len(picks)))
+        A = m.A.toarray()
+        lo, hi = list(m.row_lower), list(m.row_upper)
+        extra = []
+        for r, f in zip(picks, factors, strict=True):
+            extra.append(A[r] * f)
+            lo.append(min(m.row_lower[r] * f, m.row_upper[r] * f))
+            hi.append(max(m.row_lower[r] * f, m.row_upper[r] * f))
+        if extra:
+            m = m.replace(A=sp.csr_matrix(np.vstack([A, *extra])), row_lower=lo, row_upper=hi,
+                          row_names=[*m.row_names, *(f"copy{k}" for k in range(len(extra)))])
+    nm = normalize(m)
+    tk = Tokens(nm, quantize)
+    cheap = row_groups(nm, tk)
+    orig = fingerprint._distinct_rows
+    try:
+        fingerprint._distinct_rows = lambda *args: False  # type: ignore[assignment]
+        full = row_groups(nm, tk)
+    finally:
+        fingerprint._distinct_rows = orig
+    assert np.array_equal(cheap[0], full[0]) and np.array_equal(cheap[1], full[1])
+
+
 def test_stable_across_processes() -> None:
     m = CanonicalModel.from_bytes(
         CanonicalModel(var_names=["a", "b", "c"], var_types="CIB", lb=[0, -2, 0], ub=[5, 9, 1],
@@ -189,3 +220,22 @@ def test_stable_across_processes() -> None:
                                                                    "PATH": "/usr/bin:/bin"})
         outs.add(out.stdout.decode().strip())
     assert outs == {f"{m.content_hash} {m.structural_fingerprint} {m.formulation_fingerprint}"}
+
+
+@given(models())
+def test_plain_graph_is_the_general_graph(m: CanonicalModel) -> None:
+    """The model graph built the short way (no open-sign row, nothing quadratic) is the one
+    the general construction builds, array for array; models where it does not apply take
+    the general way."""
+    nm = normalize(m)
+    tk = Tokens(nm, quantize)
+    rows = np.arange(nm.num_rows)
+    short = fingerprint.model_graph(nm, rows, tk, exact=True)
+    orig = fingerprint._plain
+    try:
+        fingerprint._plain = lambda nm: False  # type: ignore[assignment]
+        general = fingerprint.model_graph(nm, rows, tk, exact=True)
+    finally:
+        fingerprint._plain = orig
+    for x, y in zip(short, general, strict=True):
+        assert x.dtype == y.dtype and np.array_equal(x, y)
