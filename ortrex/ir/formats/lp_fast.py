@@ -12,7 +12,7 @@ the file, so every error and every warning (constants, dialect corners) is the f
 from __future__ import annotations
 
 import re
-from itertools import chain, repeat
+from itertools import repeat
 
 from ortrex.ir.canonical import CanonicalModel
 from ortrex.ir.formats.builder import ModelBuilder
@@ -344,23 +344,32 @@ class _Reader:
             declare(b, self.var(t) if k is None else k, vtype)
 
 
+# Where a line starts at the first column (a header or a comment): read_fast has refused the
+# other line breaks, and "\x1f" is whitespace to str.isspace, as to the full reader.
+_HEAD = re.compile(r"\n[^ \t\n\x1f]")
+
+
 def _sections(text: str) -> tuple[list[tuple[str, str]], str]:
     """(kind, text) per section up to End, and the model name of a leading comment."""
     name = ""
-    lines = text.split("\n")
-    heads = [i for i, line in enumerate(lines) if line and not line[0].isspace()]
-    out: list[tuple[str, list[list[str]]]] = []
-    body: list[list[str]] | None = None
-    after = 0
-    for i in (*heads, len(lines)):
-        if after < i:  # indented or blank lines
+    # Found in C, without a list of every line: the starts of the first-column lines.
+    heads = [m.start() + 1 for m in _HEAD.finditer(text)]
+    if text and text[0] not in " \t\n\x1f":
+        heads.insert(0, 0)
+    out: list[tuple[str, list[str]]] = []
+    body: list[str] | None = None
+    after, n = 0, len(text)
+    for i in (*heads, n + 1):
+        if after < i:  # indented or blank lines, up to the "\n" before line i
             if body is not None:
-                body.append(lines[after:i])
-            elif "".join(lines[after:i]).strip():
+                body.append(text[after:i - 1])
+            elif text[after:i - 1].strip():
                 raise _Fallback
-        if i == len(lines):
+        if i > n:
             break
-        line, after = lines[i], i + 1
+        end = text.find("\n", i)
+        end = n if end < 0 else end
+        line, after = text[i:end], end + 1
         if line[0] == "\\":
             if not out and not name and line[1:].strip().startswith("Model "):
                 name = line[1:].strip()[6:].strip()
@@ -377,7 +386,7 @@ def _sections(text: str) -> tuple[list[tuple[str, str]], str]:
         raise _Fallback  # no objective first, or a second one: the full reader says so
     sections = []
     for kind, chunks in out:
-        section = "\n".join(chain.from_iterable(chunks))
+        section = "\n".join(chunks)
         if "\\" in section:
             raise _Fallback  # a comment after something: the full reader cuts it
         sections.append((kind, section))
