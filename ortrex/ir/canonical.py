@@ -257,6 +257,7 @@ class CanonicalModel:
 
     __slots__ = (
         "__dict__",
+        "__weakref__",  # caches kept on a model refer back to it weakly (no cycle to collect)
         "csr",
         "lb",
         "name",

@@ -3,6 +3,7 @@ graph, colouring and search memo, computed once per model where the numbers allo
 
 from __future__ import annotations
 
+import weakref
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -21,12 +22,20 @@ class Side:
     """A model as one side of a check: normal form, tokens, representative rows, and what is
     built from them on demand (graph, refiner, colouring, counts, multisets, search memo)."""
 
-    model: CanonicalModel
+    ref: weakref.ReferenceType[CanonicalModel]  # weak: a side is cached on its own model
     nm: NormalizedModel
     tk: Tokens
     rows: np.ndarray  # representative normalised rows, in order
     rep: np.ndarray  # normalised row -> its representative
     orient: np.ndarray  # +1 / -1: normalised row = orient x its representative
+
+    @property
+    def model(self) -> CanonicalModel:
+        """The model (a strong reference would make a cycle that only the collector frees)."""
+        model = self.ref()
+        if model is None:
+            raise RuntimeError("the model of this side is gone")
+        return model
 
     @lazy
     def graph(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
@@ -157,7 +166,7 @@ def make_side(model: CanonicalModel, nm: NormalizedModel, tk: Tokens, rel_tol: f
     rows, rep = row_groups(nm, tk)
     orient = np.ones(nm.num_rows)
     if rows.size == nm.num_rows:  # no duplicates: every row its own representative
-        return Side(model, nm, tk, rows, rep, orient)
+        return Side(weakref.ref(model), nm, tk, rows, rep, orient)
     merged = (rep != np.arange(nm.num_rows)).nonzero()[0]
     if merged.size:
         # Rows grouped by token are duplicates only if they match within tolerance too (a
@@ -174,7 +183,7 @@ def make_side(model: CanonicalModel, nm: NormalizedModel, tk: Tokens, rel_tol: f
             ok[np.flatnonzero(retry)[neg]] = True
         rep[merged[~ok]] = merged[~ok]
         rows = np.unique(rep)
-    return Side(model, nm, tk, rows, rep, orient)
+    return Side(weakref.ref(model), nm, tk, rows, rep, orient)
 
 
 def side_counts(s: Side) -> list[tuple[str, int]]:
