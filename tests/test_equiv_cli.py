@@ -125,3 +125,51 @@ def test_run_pairs_uses_a_few_long_lived_workers(tmp_path: Path) -> None:
     assert 1 <= len(report.worker_pids) <= 2 and os.getpid() not in report.worker_pids
     inline = run_pairs(read_pairs(pairs), lambda r: None, workers=1)
     assert inline.worker_pids == {os.getpid()}
+
+
+def test_references_far_apart_are_read_once(tmp_path: Path) -> None:
+    """An evaluation's order: every problem's sample 1, then every sample 2, ... Each of 80
+    references recurs 160 files later; all 80 + 240 files are parsed once (a cache of the 64
+    most recent models parsed the references again at every sample)."""
+    from ortrex.verifiers import pairs as pairs_mod
+
+    refs = [random_milp(6, seed=k) for k in range(80)]
+    lines = []
+    for sample in range(3):
+        for k, ref in enumerate(refs):
+            write_model(ref, tmp_path / f"ref{k}.lp")
+            write_model(disguise(ref, sample), tmp_path / f"s{sample}_{k}.lp")
+            lines.append(json.dumps({"a": f"ref{k}.lp", "b": f"s{sample}_{k}.lp"}))
+    path = tmp_path / "pairs.jsonl"
+    path.write_text("\n".join(lines) + "\n")
+    before = pairs_mod._cache.reads
+    seen: list[dict[str, object]] = []
+    report = run_pairs(read_pairs(path), seen.append, workers=1)
+    assert report.verdicts == {"equivalent": 240}
+    assert pairs_mod._cache.reads - before == 80 + 240
+
+
+def test_model_cache_stays_within_its_budget(tmp_path: Path) -> None:
+    """Past the budget (variables + rows + coefficients) the least recently used model goes."""
+    from ortrex.verifiers.pairs import ModelCache
+
+    paths = []
+    for k in range(6):  # five files of one model (one size), then another model
+        p = tmp_path / f"m{k}.lp"
+        write_model(random_milp(10 if k < 5 else 14, seed=0 if k < 5 else 9), p)
+        paths.append(str(p))
+    one = ModelCache().get(paths[0])
+    weight = one.num_vars + one.num_rows + int(one.csr.indptr[-1])
+    cache = ModelCache(budget=3 * weight)
+    for p in paths[:3] + paths[:3]:
+        cache.get(p)
+    assert cache.reads == 3  # all three fit: read once each
+    cache.get(paths[3])  # the least recently used (m0) leaves
+    assert cache.size <= cache.budget
+    cache.get(paths[1])
+    assert cache.reads == 4
+    cache.get(paths[0])
+    assert cache.reads == 5
+    (tmp_path / "m1.lp").write_text((tmp_path / "m5.lp").read_text())  # a changed file is
+    assert cache.get(paths[1]).num_vars == ModelCache().get(paths[5]).num_vars  # read again
+    assert cache.reads == 6

@@ -11,10 +11,9 @@ from __future__ import annotations
 import json
 import os
 import time
-from collections import Counter
+from collections import Counter, OrderedDict
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
-from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -77,18 +76,51 @@ def read_pairs(path: Path) -> Iterator[Pair]:
             yield Pair(number, a, b, obj)
 
 
-@lru_cache(maxsize=64)
-def _read_cached(path: str, mtime_ns: int, size: int) -> CanonicalModel:
-    return read_model(path)
+# Models kept per worker, least recently used out first once their sizes (variables + rows +
+# coefficients) pass this budget (about 100-200 MB): a reference compared with files hundreds
+# of pairs apart, as when an evaluation lists sample 1 of every problem before sample 2, is
+# read once, and a few huge models cannot fill the memory.
+CACHE_BUDGET = 4_000_000
+
+
+class ModelCache:
+    """Parsed models by (path, mtime, size), bounded by their total size."""
+
+    def __init__(self, budget: int = CACHE_BUDGET) -> None:
+        self.budget = budget
+        self.size = 0
+        self.reads = 0  # files parsed (a hit parses nothing)
+        self._models: OrderedDict[tuple[str, int, int], tuple[CanonicalModel, int]] = \
+            OrderedDict()
+
+    def get(self, path: str) -> CanonicalModel:
+        """The model of ``path``, parsed on its first use or when the file changed."""
+        try:
+            st = os.stat(path)
+        except OSError as exc:
+            raise ModelFileError(path, f"cannot read: {exc.strerror or exc}") from None
+        key = (path, st.st_mtime_ns, st.st_size)
+        hit = self._models.get(key)
+        if hit is not None:
+            self._models.move_to_end(key)
+            return hit[0]
+        model = read_model(path)
+        self.reads += 1
+        weight = model.num_vars + model.num_rows + int(model.csr.indptr[-1])
+        self._models[key] = (model, weight)
+        self.size += weight
+        while self.size > self.budget and len(self._models) > 1:
+            _, (_, w) = self._models.popitem(last=False)
+            self.size -= w
+        return model
+
+
+_cache = ModelCache()
 
 
 def _model(path: str) -> CanonicalModel:
     """A parsed model, cached per worker (one reference is often compared with many files)."""
-    try:
-        st = os.stat(path)
-    except OSError as exc:
-        raise ModelFileError(path, f"cannot read: {exc.strerror or exc}") from None
-    return _read_cached(path, st.st_mtime_ns, st.st_size)
+    return _cache.get(path)
 
 
 def check_pair(a: str, b: str, rel_tol: float, time_limit: float | None,
