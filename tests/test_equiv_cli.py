@@ -173,3 +173,17 @@ def test_model_cache_stays_within_its_budget(tmp_path: Path) -> None:
     (tmp_path / "m1.lp").write_text((tmp_path / "m5.lp").read_text())  # a changed file is
     assert cache.get(paths[1]).num_vars == ModelCache().get(paths[5]).num_vars  # read again
     assert cache.reads == 6
+
+
+def test_model_cache_keeps_at_most_its_count(tmp_path: Path) -> None:
+    from ortrex.verifiers.pairs import ModelCache
+
+    paths = []
+    for k in range(4):
+        p = tmp_path / f"m{k}.lp"
+        write_model(random_milp(5, seed=k), p)
+        paths.append(str(p))
+    cache = ModelCache(models=2)
+    for p in paths + paths[2:]:
+        cache.get(p)
+    assert cache.reads == 4 and len(cache._models) == 2

@@ -76,18 +76,20 @@ def read_pairs(path: Path) -> Iterator[Pair]:
             yield Pair(number, a, b, obj)
 
 
-# Models kept per worker, least recently used out first once their sizes (variables + rows +
-# coefficients) pass this budget (about 100-200 MB): a reference compared with files hundreds
-# of pairs apart, as when an evaluation lists sample 1 of every problem before sample 2, is
-# read once, and a few huge models cannot fill the memory.
-CACHE_BUDGET = 4_000_000
+# Models kept per worker, least recently used out first past either bound: a reference
+# compared with files hundreds of pairs apart, as when an evaluation lists sample 1 of every
+# problem before sample 2, is read once, and a few huge models cannot fill the memory. A kept
+# model holds its normal form, graph and colouring too: ~160 bytes per unit of size (variables
+# + rows + coefficients) on the labelled suite, so the budget is ~160 MB per worker.
+CACHE_BUDGET = 1_000_000
+CACHE_MODELS = 2048
 
 
 class ModelCache:
-    """Parsed models by (path, mtime, size), bounded by their total size."""
+    """Parsed models by (path, mtime, size), bounded by their count and total size."""
 
-    def __init__(self, budget: int = CACHE_BUDGET) -> None:
-        self.budget = budget
+    def __init__(self, budget: int = CACHE_BUDGET, models: int = CACHE_MODELS) -> None:
+        self.budget, self.max_models = budget, models
         self.size = 0
         self.reads = 0  # files parsed (a hit parses nothing)
         self._models: OrderedDict[tuple[str, int, int], tuple[CanonicalModel, int]] = \
@@ -109,7 +111,8 @@ class ModelCache:
         weight = model.num_vars + model.num_rows + int(model.csr.indptr[-1])
         self._models[key] = (model, weight)
         self.size += weight
-        while self.size > self.budget and len(self._models) > 1:
+        while (self.size > self.budget or len(self._models) > self.max_models) \
+                and len(self._models) > 1:
             _, (_, w) = self._models.popitem(last=False)
             self.size -= w
         return model
