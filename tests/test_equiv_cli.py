@@ -159,7 +159,7 @@ def test_model_cache_stays_within_its_budget(tmp_path: Path) -> None:
         write_model(random_milp(10 if k < 5 else 14, seed=0 if k < 5 else 9), p)
         paths.append(str(p))
     one = ModelCache().get(paths[0])
-    weight = one.num_vars + one.num_rows + int(one.csr.indptr[-1])
+    weight = one.num_vars + one.num_rows + one.nnz
     cache = ModelCache(budget=3 * weight)
     for p in paths[:3] + paths[:3]:
         cache.get(p)
@@ -173,6 +173,8 @@ def test_model_cache_stays_within_its_budget(tmp_path: Path) -> None:
     (tmp_path / "m1.lp").write_text((tmp_path / "m5.lp").read_text())  # a changed file is
     assert cache.get(paths[1]).num_vars == ModelCache().get(paths[5]).num_vars  # read again
     assert cache.reads == 6
+    # The new model took the old one's place: the size counts each kept model once.
+    assert cache.size == sum(w for _, _, w in cache._models.values()) <= cache.budget
 
 
 def test_model_cache_keeps_at_most_its_count(tmp_path: Path) -> None:

@@ -86,13 +86,14 @@ CACHE_MODELS = 2048
 
 
 class ModelCache:
-    """Parsed models by (path, mtime, size), bounded by their count and total size."""
+    """Parsed models by path (read again when the file's mtime or size changes), bounded by
+    their count and total size."""
 
     def __init__(self, budget: int = CACHE_BUDGET, models: int = CACHE_MODELS) -> None:
         self.budget, self.max_models = budget, models
         self.size = 0
         self.reads = 0  # files parsed (a hit parses nothing)
-        self._models: OrderedDict[tuple[str, int, int], tuple[CanonicalModel, int]] = \
+        self._models: OrderedDict[str, tuple[tuple[int, int], CanonicalModel, int]] = \
             OrderedDict()
 
     def get(self, path: str) -> CanonicalModel:
@@ -101,20 +102,21 @@ class ModelCache:
             st = os.stat(path)
         except OSError as exc:
             raise ModelFileError(path, f"cannot read: {exc.strerror or exc}") from None
-        key = (path, st.st_mtime_ns, st.st_size)
-        hit = self._models.get(key)
-        if hit is not None:
-            self._models.move_to_end(key)
-            return hit[0]
+        stamp = (st.st_mtime_ns, st.st_size)
+        hit = self._models.get(path)
+        if hit is not None and hit[0] == stamp:
+            self._models.move_to_end(path)
+            return hit[1]
         model = read_model(path)
         self.reads += 1
-        weight = model.num_vars + model.num_rows + int(model.csr.indptr[-1])
-        self._models[key] = (model, weight)
+        if hit is not None:  # the file changed: its old model goes
+            self.size -= self._models.pop(path)[2]
+        weight = model.num_vars + model.num_rows + model.nnz
+        self._models[path] = (stamp, model, weight)
         self.size += weight
         while (self.size > self.budget or len(self._models) > self.max_models) \
                 and len(self._models) > 1:
-            _, (_, w) = self._models.popitem(last=False)
-            self.size -= w
+            self.size -= self._models.popitem(last=False)[1][2]
         return model
 
 
