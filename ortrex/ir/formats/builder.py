@@ -142,6 +142,14 @@ class ModelBuilder:
         self.row_hi.append(hi)
         return r
 
+    def add_quad(self, terms: list[tuple[int, int, float]], scale: float,
+                 row: int | None) -> None:
+        """Quadratic terms ``(i, j, c)`` times ``scale``: of the objective, or of ``row``."""
+        if row is None:
+            self.qobj.extend((i, j, c * scale) for i, j, c in terms)
+        else:
+            self.qrows.extend((row, i, j, c * scale) for i, j, c in terms)
+
     def build(self, fold_idioms: bool = True) -> CanonicalModel:
         """The validated model (``ValueError`` names the offending item)."""
         n, m = len(self.names), len(self.row_names)

@@ -278,11 +278,7 @@ class _Reader:
             if divisor == 0 or divisor == INF:
                 raise _Fallback
             i += 2
-        scale = outer / divisor
-        if row is None:
-            b.qobj.extend((x, y, c * scale) for x, y, c in terms)
-        else:
-            b.qrows.extend((row, x, y, c * scale) for x, y, c in terms)
+        b.add_quad(terms, outer / divisor, row)
         return i
 
     def bounds(self, toks: list[str]) -> None:

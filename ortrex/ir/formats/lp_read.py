@@ -304,11 +304,7 @@ class _Parser:
             divisor, pos = self.number(pos + 1, "a divisor")
             if divisor == 0 or not math.isfinite(divisor):
                 raise self.error(pos - 1, f"invalid divisor {divisor}")
-        scale = outer / divisor
-        if row is None:
-            b.qobj.extend((i, j, c * scale) for i, j, c in terms)
-        else:
-            b.qrows.extend((row, i, j, c * scale) for i, j, c in terms)
+        b.add_quad(terms, outer / divisor, row)
         return pos
 
     def objective(self, sec: _Section) -> None:
