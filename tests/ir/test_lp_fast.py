@@ -7,6 +7,8 @@ warning lines are the full reader's, word for word.
 
 from __future__ import annotations
 
+import shutil
+import struct
 import warnings
 from functools import cache
 from pathlib import Path
@@ -16,7 +18,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from ortrex.ir import CanonicalModel
-from ortrex.ir.formats import ModelFileError, dumps, read_model, to_gurobi
+from ortrex.ir.formats import ModelFileError, dumps, lp_fast, read_model, to_gurobi
 from ortrex.ir.formats.gurobi import quiet_env
 from ortrex.ir.formats.lp_fast import read_fast
 from ortrex.ir.formats.lp_read import parse_lp, parse_lp_full
@@ -44,9 +46,28 @@ def outcome(read: object, text: str) -> tuple[object, ...]:
     return (*got, tuple(str(w.message) for w in caught))
 
 
+def scanned_as_python(text: str) -> bool:
+    """Assert that where the compiled scanner takes ``text``, the model is the one the Python
+    fast path makes (or neither makes one); return whether the scanner took it."""
+    scanned = lp_fast._scan(text) if lp_fast._scan is not None else None
+    if scanned is None:
+        return False
+    try:
+        got = lp_fast._from_scan(scanned)
+    except (ValueError, IndexError, lp_fast._Fallback):
+        got = None
+    want = lp_fast.read_python(text)
+    assert (got is None) == (want is None)
+    if got is not None and want is not None:
+        assert (got.content_hash, got.name, got.var_names, got.row_names) == (
+            want.content_hash, want.name, want.var_names, want.row_names)
+    return True
+
+
 def same_as_full(text: str) -> bool:
-    """Assert ``parse_lp`` (fast path first) reads ``text`` as the full reader does; return
-    whether the fast path read it."""
+    """Assert ``parse_lp`` (fast path first) reads ``text`` as the full reader does, and the
+    compiled scanner as the Python fast path does; return whether the fast path read it."""
+    scanned_as_python(text)
     assert outcome(parse_lp, text) == outcome(parse_lp_full, text)
     fast = read_fast(text, "t.lp")
     if fast is not None:
@@ -57,12 +78,16 @@ def same_as_full(text: str) -> bool:
 @pytest.mark.shared
 def test_every_shared_reference_lp_takes_the_fast_path_to_the_same_model() -> None:
     assert len(FILES) == 738
+    scanned = 0
     for path in FILES:
         text = decode_text(read_bytes(path), str(path))
+        scanned += scanned_as_python(text)
         fast = read_fast(text, str(path))
         assert fast is not None, path
         full = parse_lp_full(text, str(path))
         assert (fast.content_hash, fast.name) == (full.content_hash, full.name), path
+    if lp_fast._scan is not None:  # all but the 16 with quadratic terms, which Python reads
+        assert scanned == 722
 
 
 @cache
@@ -210,3 +235,78 @@ def test_edited_files_read_as_the_full_reader_reads_them(
         else:
             text = text[:k] + chars + text[k + 1:]
     same_as_full(text)
+
+
+def test_the_compiled_scanner_is_built_where_a_compiler_is() -> None:
+    if shutil.which("cc") is None and shutil.which("gcc") is None:
+        pytest.skip("no C compiler: the install keeps the pure-Python fast path")
+    assert lp_fast._scan is not None, "pip install -e . should have built ortrex.ir.formats._lpscan"
+
+
+needs_scanner = pytest.mark.skipif(lp_fast._scan is None, reason="the scanner is not built")
+
+SCANNED = ["gurobi dialect, linear", "signs joined to right-hand sides and bounds",
+           "labels with brackets, an objective label", "repeated terms and a zero coefficient",
+           "generals and binaries after bounds", "other header spellings",
+           "numbers in every form"]
+NOT_SCANNED = {  # the Python fast path reads these, the scanner leaves them to it
+    "an unnamed row": "Minimize\n x\nSubject To\n x + y >= 2\nEnd\n",
+    "a comment between sections": "Minimize\n x\n\\ c\nSubject To\n c: x >= 1\nEnd\n",
+    "quadratic terms": FAST_CORNERS["quadratic objective halved, quadratic rows"],
+    "rows after bounds": "Minimize\n x\nBounds\n y <= 4\nSubject To\n c: x + y >= 1\nEnd\n",
+    "a coefficient with a joined sign": "Minimize\n x + -2 y\nEnd\n",
+}
+
+
+FAST_CORNERS["gurobi dialect, linear"] = (
+    GUROBI_LP.replace(" + [ 2 x[0] * y + 4 y ^2 ] / 2", "").replace(" + [ x[0] ^2 ]", ""))
+
+
+@needs_scanner
+@pytest.mark.parametrize("name", SCANNED)
+def test_the_scanner_reads_the_common_dialect_as_python_does(name: str) -> None:
+    assert scanned_as_python(FAST_CORNERS[name])
+
+
+@needs_scanner
+@pytest.mark.parametrize("text", NOT_SCANNED.values(), ids=NOT_SCANNED.keys())
+def test_the_scanner_leaves_the_rest_to_python(text: str) -> None:
+    assert not scanned_as_python(text)
+    assert lp_fast.read_python(text) is not None
+    assert same_as_full(text)
+
+
+def _bits(x: float) -> bytes:
+    return struct.pack("<d", x)
+
+
+@needs_scanner
+@given(st.floats(min_value=0, allow_nan=False, allow_infinity=False),
+       st.sampled_from(["{!r}", "{:.17g}", "{:.15g}", "{:.6f}", "{:.20e}", "{:.3E}"]))
+@settings(max_examples=400, deadline=None)
+def test_scanned_numbers_are_floats_value_bit_for_bit(x: float, form: str) -> None:
+    token = form.format(x)
+    if token.startswith("inf"):
+        return
+    scanned = lp_fast._scan(f"Minimize\n {token} x\nSubject To\n c: x >= {token}\nEnd\n")
+    if len(token) >= 64:  # longer number tokens go to the Python path
+        assert scanned is None
+        return
+    assert scanned is not None, token
+    obj, lows = scanned[4], scanned[6]
+    assert _bits(obj[0]) == _bits(float(token)) and _bits(lows[0]) == _bits(float(token)), token
+
+
+@needs_scanner
+@given(st.text("0123456789.eE+-", min_size=1, max_size=30))
+@settings(max_examples=400, deadline=None)
+def test_scanned_digit_strings_read_as_float_or_not_at_all(token: str) -> None:
+    scanned = lp_fast._scan(f"Minimize\n x\nSubject To\n c: x >= {token}\nEnd\n")
+    try:
+        want: float | None = float(token)
+    except ValueError:
+        want = None
+    if scanned is None:
+        return  # refused: the Python path decides
+    assert want is not None, token
+    assert _bits(scanned[6][0]) == _bits(want), token

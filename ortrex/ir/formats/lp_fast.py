@@ -7,6 +7,8 @@ reader, with the same tokens in the same order, through the same bound and decla
 the model is the same one. A whitespace-separated chunk is taken only when the full reader's
 tokeniser would cut it as the same token(s); anything else returns None and the full reader reads
 the file, so every error and every warning (constants, dialect corners) is the full reader's.
+Where the compiled scanner is built (``_lpscan``), it reads the objective and the rows of the
+strictest common files in C first; it refuses the rest, which the Python path below reads.
 """
 
 from __future__ import annotations
@@ -36,6 +38,12 @@ _NUMBER_CHARS = frozenset("0123456789.eE+-")
 _NOT_NAMES = frozenset(("inf", "infinity", "nan", "free", "subject", "such", "bounds", "generals",
                         "integers", "binaries", "semi-continuous", "semis", "end"))
 _INF = frozenset(("inf", "infinity"))
+
+
+try:  # the compiled scanner, built on install where a C compiler is at hand
+    from ortrex.ir.formats._lpscan import scan as _scan
+except ImportError:  # pragma: no cover - the pure-Python path reads the same files
+    _scan = None
 
 
 class _Fallback(Exception):
@@ -393,6 +401,18 @@ def read_fast(text: str, path: str) -> CanonicalModel | None:
     """The model, or None when the file needs the full reader (see the module docstring)."""
     if not text.isascii() or any(c in text for c in "\r\x0b\x0c\x1c\x1d\x1e"):
         return None  # other line breaks than "\n" (str.splitlines'), non-ASCII digits or spaces
+    if _scan is not None:
+        scanned = _scan(text)
+        if scanned is not None:
+            try:
+                return _from_scan(scanned)
+            except (_Fallback, ValueError, IndexError):
+                return None
+    return read_python(text)
+
+
+def read_python(text: str) -> CanonicalModel | None:
+    """The fast path in Python alone (what the compiled scanner must agree with)."""
     try:
         sections, name = _sections(text)
         r = _Reader()
@@ -414,3 +434,27 @@ def read_fast(text: str, path: str) -> CanonicalModel | None:
         return r.b.build()
     except (_Fallback, ValueError, IndexError):  # IndexError: a section ends mid-row
         return None
+
+
+def _from_scan(scanned: tuple) -> CanonicalModel:
+    """The model of a file the compiled scanner read: its objective and rows as the Python path
+    would have put them in the builder, then the bounds and declarations by the Python path."""
+    (name, sense, index, names, obj, row_names, lows, highs, a_rows, a_cols, a_vals,
+     later) = scanned
+    r = _Reader()
+    b = r.b
+    b.name, b.sense, b.obj = name, sense, obj
+    b.index = r.index = index
+    b.names = names
+    n = len(names)
+    b.lb, b.ub, b.types = [b.default_lb] * n, [b.default_ub] * n, ["C"] * n
+    b.a_rows, b.a_cols, b.a_vals = a_rows, a_cols, a_vals
+    b.add_rows(row_names, lows, highs)
+    for kind, section in later:
+        if kind == "bounds":
+            r.bounds(section.split())
+        else:
+            r.declarations(section.split(), DECLARED[kind])
+    # Names: the scanner took only valid ones, var() checks those the later sections add.
+    b.names_checked = True
+    return b.build()

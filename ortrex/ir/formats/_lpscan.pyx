@@ -1,0 +1,549 @@
+# cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True
+"""The LP fast path's objective and rows scanned in C (a compiled accelerator, optional).
+
+``scan`` takes the strict core of the fast path's dialect (ASCII, every row named, terms
+``[sign] [number] name``, comments only above the first section, rows before any bounds or
+declarations) and returns what the fast path's builder would hold after the objective and the
+rows, plus the later sections' text; anything else returns None and the Python fast path reads
+the file, so a model from here is always the one the fast path (and the full reader) makes.
+"""
+
+from cpython.bytes cimport PyBytes_FromStringAndSize
+from cpython.unicode cimport PyUnicode_DecodeASCII
+from libc.stdlib cimport free, realloc, strtod
+from libc.stdint cimport int64_t, uint64_t
+from libc.string cimport memcmp, memcpy, strlen
+
+import numpy as np
+
+from ortrex.ir.formats.lp_syntax import BIG, HEADERS
+
+cdef double INF = float("inf")
+cdef double _BIG = BIG
+# Words the full reader may read as something else than a name (lp_fast._NOT_NAMES).
+cdef const char* NOT_NAMES[13]
+NOT_NAMES[:] = [b"inf", b"infinity", b"nan", b"free", b"subject", b"such", b"bounds",
+                b"generals", b"integers", b"binaries", b"semi-continuous", b"semis", b"end"]
+# Exact powers of ten: a mantissa below 2**53 times or over one of them is one rounding.
+cdef double POW10[23]
+POW10[:] = [1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14,
+            1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22]
+
+DEF LE = 0
+DEF GE = 1
+DEF EQ = 2
+
+
+cdef struct Cursor:
+    const char* s
+    Py_ssize_t pos
+    Py_ssize_t end
+
+
+cdef inline bint _space(char c) nogil:
+    return c == 32 or c == 9 or c == 10
+
+
+cdef inline Py_ssize_t _next(Cursor* cur, Py_ssize_t* length) nogil:
+    """Start of the next whitespace-delimited token (its length in ``length``), or -1."""
+    cdef Py_ssize_t p = cur.pos, q
+    while p < cur.end and _space(cur.s[p]):
+        p += 1
+    if p >= cur.end:
+        cur.pos = p
+        return -1
+    q = p
+    while q < cur.end and not _space(cur.s[q]):
+        q += 1
+    cur.pos = q
+    length[0] = q - p
+    return p
+
+
+cdef inline bint _name_char(char c) nogil:
+    """Not whitespace, not one of ``<>=+-*/^:\\[]`` (lp_syntax.NAME_RE's plain characters)."""
+    return not (c == 60 or c == 62 or c == 61 or c == 43 or c == 45 or c == 42 or c == 47
+                or c == 94 or c == 58 or c == 92 or c == 91 or c == 93 or _space(c))
+
+
+cdef bint _valid_name(const char* t, Py_ssize_t n):
+    """One name token the full reader reads as a name: ``(?![\\d.])`` then lp_syntax.NAME_RE,
+    and no word it may read otherwise (lp_fast._NOT_NAMES)."""
+    cdef Py_ssize_t i = 1
+    cdef char c
+    if n <= 0:
+        return False
+    c = t[0]
+    if (c >= 48 and c <= 57) or c == 46 or not _name_char(c):
+        return False
+    while i < n:
+        c = t[i]
+        if _name_char(c):
+            i += 1
+        elif c == 91:  # "[": anything but "]" (and whitespace) up to the closing "]"
+            i += 1
+            while i < n and t[i] != 93:
+                i += 1
+            if i >= n:
+                return False
+            i += 1
+        else:
+            return False
+    return not _not_name(t, n)
+
+
+cdef bint _not_name(const char* t, Py_ssize_t n) nogil:
+    """One of NOT_NAMES, in any case."""
+    cdef Py_ssize_t i, k
+    cdef const char* w
+    if n < 3 or n > 15:
+        return False
+    for k in range(13):
+        w = NOT_NAMES[k]
+        if strlen(w) != <size_t>n:
+            continue
+        for i in range(n):
+            if (t[i] | 32) != w[i]:  # ASCII letters and "-" (whose bit 5 is already set)
+                break
+        else:
+            return True
+    return False
+
+
+cdef inline bint _number(const char* t, Py_ssize_t n, double* out) nogil:
+    """A token float() reads whole as a decimal number (digits, ".", exponent), nothing else,
+    with float()'s value: the correctly rounded one."""
+    cdef Py_ssize_t i
+    cdef char c = t[0]
+    cdef char* stop
+    cdef char buf[64]
+    cdef uint64_t m = 0
+    cdef int digits = 0, frac = 0, e10
+    cdef bint dot = False
+    if not ((c >= 48 and c <= 57) or c == 46) or n >= 64:
+        return False
+    # Clinger's fast path: plain digits with at most one ".", a mantissa m < 2**53 and a
+    # scale 10**k, k <= 22: m and 10**k are exact, so m / 10**k is one correct rounding.
+    for i in range(n):
+        c = t[i]
+        if c >= 48 and c <= 57:
+            if m >= 900719925474099ULL:  # one more digit could pass 2**53
+                break
+            m = m * 10 + <uint64_t>(c - 48)
+            digits += 1
+            frac += dot
+        elif c == 46 and not dot:
+            dot = True
+        else:
+            break
+    else:
+        if digits and frac <= 22:
+            out[0] = <double>m / POW10[frac]
+            return True
+    for i in range(n):
+        c = t[i]
+        if not ((c >= 48 and c <= 57) or c == 46 or c == 101 or c == 69 or c == 43 or c == 45):
+            return False
+    memcpy(buf, t, n)
+    buf[n] = 0
+    # strtod rounds correctly, as float() does (over- and underflow alike); in a locale whose
+    # decimal point is not "." it stops early and the file goes to the Python fast path.
+    out[0] = strtod(buf, &stop)
+    return stop == buf + n
+
+
+cdef inline bint _inf_word(const char* t, Py_ssize_t n) nogil:
+    cdef const char* w = b"infinity"
+    cdef Py_ssize_t i
+    if n != 3 and n != 8:
+        return False
+    for i in range(n):
+        if (t[i] | 32) != w[i]:
+            return False
+    return True
+
+
+cdef inline bint _value(const char* t, Py_ssize_t n, double sign, double* out) nogil:
+    """A right-hand side: one sign at most (``sign`` from a separate token, or joined), then a
+    number or an infinity word."""
+    if n > 0 and (t[0] == 45 or t[0] == 43):
+        if sign != 0.0:
+            return False
+        sign = -1.0 if t[0] == 45 else 1.0
+        t += 1
+        n -= 1
+    if sign == 0.0:
+        sign = 1.0
+    if n <= 0:
+        return False
+    if _inf_word(t, n):
+        out[0] = sign * INF
+        return True
+    if not _number(t, n, out):
+        return False
+    out[0] = sign * out[0]
+    return True
+
+
+cdef inline int _sense(const char* t, Py_ssize_t n) nogil:
+    """The comparison a token is (lp_syntax.SENSES), or -1."""
+    if n == 1:
+        if t[0] == 60:
+            return LE
+        if t[0] == 62:
+            return GE
+        if t[0] == 61:
+            return EQ
+    elif n == 2:
+        if (t[0] == 60 and t[1] == 61) or (t[0] == 61 and t[1] == 60):
+            return LE
+        if (t[0] == 62 and t[1] == 61) or (t[0] == 61 and t[1] == 62):
+            return GE
+    return -1
+
+
+cdef inline bint _sign(const char* t, Py_ssize_t n) nogil:
+    return n == 1 and (t[0] == 45 or t[0] == 43)
+
+
+cdef class _Model:
+    """The variables by first appearance (found by a hash of their bytes in the file, so that a
+    term makes no string), objective coefficients and row terms so far."""
+
+    cdef const char* s  # the file's bytes, which every name points into
+    cdef dict index
+    cdef list names
+    cdef double* obj
+    cdef char* in_obj
+    cdef Py_ssize_t* name_at
+    cdef Py_ssize_t* name_len
+    cdef Py_ssize_t n_vars, cap_vars
+    cdef Py_ssize_t* table  # open addressing: a variable's index, or -1
+    cdef Py_ssize_t mask
+    cdef int64_t* a_rows
+    cdef int64_t* a_cols
+    cdef double* a_vals
+    cdef Py_ssize_t nnz, cap_nnz
+
+    def __cinit__(self):
+        self.index = {}
+        self.names = []
+        self.obj = NULL
+        self.in_obj = NULL
+        self.name_at = self.name_len = self.table = NULL
+        self.a_rows = self.a_cols = NULL
+        self.a_vals = NULL
+        self.n_vars = self.cap_vars = self.nnz = self.cap_nnz = 0
+        self.mask = -1
+
+    def __dealloc__(self):
+        free(self.obj)
+        free(self.in_obj)
+        free(self.name_at)
+        free(self.name_len)
+        free(self.table)
+        free(self.a_rows)
+        free(self.a_cols)
+        free(self.a_vals)
+
+    cdef int rehash(self, Py_ssize_t size) except -1:
+        cdef Py_ssize_t i, k
+        cdef uint64_t h
+        free(self.table)
+        self.table = NULL
+        self.table = <Py_ssize_t*>_grow(NULL, size * sizeof(Py_ssize_t))
+        self.mask = size - 1
+        for i in range(size):
+            self.table[i] = -1
+        for k in range(self.n_vars):
+            h = _hash(self.s + self.name_at[k], self.name_len[k])
+            i = <Py_ssize_t>(h & <uint64_t>self.mask)
+            while self.table[i] >= 0:
+                i = (i + 1) & self.mask
+            self.table[i] = k
+        return 0
+
+    cdef Py_ssize_t var(self, const char* t, Py_ssize_t n) except -2:
+        """The index of the name ``t``, a new one if it is a valid name; -1 if it is not."""
+        cdef uint64_t h = _hash(t, n)
+        cdef Py_ssize_t i = <Py_ssize_t>(h & <uint64_t>self.mask), k, cap
+        cdef str name
+        if self.mask >= 0:
+            while True:
+                k = self.table[i]
+                if k < 0:
+                    break
+                if self.name_len[k] == n and memcmp(self.s + self.name_at[k], t, n) == 0:
+                    return k
+                i = (i + 1) & self.mask
+        if not _valid_name(t, n):
+            return -1
+        if self.n_vars == self.cap_vars:
+            cap = max(64, 2 * self.cap_vars)
+            self.obj = <double*>_grow(self.obj, cap * sizeof(double))
+            self.in_obj = <char*>_grow(self.in_obj, cap)
+            self.name_at = <Py_ssize_t*>_grow(self.name_at, cap * sizeof(Py_ssize_t))
+            self.name_len = <Py_ssize_t*>_grow(self.name_len, cap * sizeof(Py_ssize_t))
+            self.cap_vars = cap
+        k = self.n_vars
+        self.obj[k] = 0.0
+        self.in_obj[k] = 0
+        self.name_at[k] = t - self.s
+        self.name_len[k] = n
+        name = PyUnicode_DecodeASCII(<char*>t, n, NULL)
+        self.index[name] = k
+        self.names.append(name)
+        self.n_vars += 1
+        if 2 * self.n_vars > self.mask + 1:  # at most half full
+            self.rehash(max(256, 4 * (self.mask + 1)))
+        else:
+            self.table[i] = k
+        return k
+
+    cdef int term(self, int64_t row, int64_t col, double val) except -1:
+        cdef Py_ssize_t cap
+        if self.nnz == self.cap_nnz:
+            cap = max(256, 2 * self.cap_nnz)
+            self.a_rows = <int64_t*>_grow(self.a_rows, cap * sizeof(int64_t))
+            self.a_cols = <int64_t*>_grow(self.a_cols, cap * sizeof(int64_t))
+            self.a_vals = <double*>_grow(self.a_vals, cap * sizeof(double))
+            self.cap_nnz = cap
+        self.a_rows[self.nnz] = row
+        self.a_cols[self.nnz] = col
+        self.a_vals[self.nnz] = val
+        self.nnz += 1
+        return 0
+
+
+cdef inline uint64_t _hash(const char* t, Py_ssize_t n) nogil:
+    """FNV-1a of the name's bytes."""
+    cdef uint64_t h = 14695981039346656037ULL
+    cdef Py_ssize_t i
+    for i in range(n):
+        h = (h ^ <unsigned char>t[i]) * 1099511628211ULL
+    return h
+
+
+cdef void* _grow(void* p, size_t size) except NULL:
+    cdef void* q = realloc(p, size)
+    if q == NULL:
+        raise MemoryError()
+    return q
+
+
+cdef bint _objective(_Model m, Cursor* cur):
+    """``[label:] [sign] [number] name {sign [number] name}`` into the objective."""
+    cdef Py_ssize_t p, n, k
+    cdef const char* t
+    cdef bint first = True, neg
+    cdef double coef
+    p = _next(cur, &n)
+    if p < 0:
+        return True
+    t = cur.s + p
+    if t[n - 1] == 58:  # "label:"
+        if not _valid_name(t, n - 1):
+            return False
+        p = _next(cur, &n)
+    while p >= 0:
+        t = cur.s + p
+        if _sign(t, n):
+            neg = t[0] == 45
+            p = _next(cur, &n)
+            if p < 0:
+                return False
+            t = cur.s + p
+        elif first:
+            neg = False
+        else:
+            return False
+        first = False
+        if t[0] < 58:  # a number: float() of it, or the fast path refuses the file
+            if not _number(t, n, &coef):
+                return False
+            if neg:
+                coef = -coef
+            p = _next(cur, &n)
+            if p < 0:
+                return False
+            t = cur.s + p
+        else:
+            coef = -1.0 if neg else 1.0
+        k = m.var(t, n)
+        if k < 0:
+            return False
+        m.obj[k] = m.obj[k] + coef
+        m.in_obj[k] = 1
+        p = _next(cur, &n)
+    return True
+
+
+cdef bint _rows(_Model m, Cursor* cur, list row_names, list lows, list highs):
+    """``label: [sign] [number] name {sign [number] name} sense [sign] value`` per row."""
+    cdef Py_ssize_t p, n, k
+    cdef int64_t row = len(row_names)
+    cdef const char* t
+    cdef bint neg
+    cdef double coef, sign, v
+    cdef int sense
+    p = _next(cur, &n)
+    while p >= 0:
+        t = cur.s + p
+        if n < 2 or t[n - 1] != 58 or not _valid_name(t, n - 1):
+            return False  # an unnamed row (or a bad label): the fast path names it
+        label = t[:n - 1].decode("ascii")
+        p = _next(cur, &n)
+        if p < 0:
+            return False
+        t = cur.s + p
+        sense = _sense(t, n)
+        if sense < 0:  # terms first
+            neg = False
+            if _sign(t, n):
+                neg = t[0] == 45
+                p = _next(cur, &n)
+                if p < 0:
+                    return False
+                t = cur.s + p
+            while True:
+                if t[0] < 58:
+                    if not _number(t, n, &coef):
+                        return False
+                    if neg:
+                        coef = -coef
+                    p = _next(cur, &n)
+                    if p < 0:
+                        return False
+                    t = cur.s + p
+                else:
+                    coef = -1.0 if neg else 1.0
+                k = m.var(t, n)
+                if k < 0:
+                    return False
+                m.term(row, k, coef)
+                p = _next(cur, &n)
+                if p < 0:
+                    return False
+                t = cur.s + p
+                if _sign(t, n):
+                    neg = t[0] == 45
+                    p = _next(cur, &n)
+                    if p < 0:
+                        return False
+                    t = cur.s + p
+                    continue
+                break
+            sense = _sense(t, n)
+            if sense < 0:
+                return False
+        p = _next(cur, &n)
+        if p < 0:
+            return False
+        t = cur.s + p
+        sign = 0.0
+        if _sign(t, n):
+            sign = -1.0 if t[0] == 45 else 1.0
+            p = _next(cur, &n)
+            if p < 0:
+                return False
+            t = cur.s + p
+        if not _value(t, n, sign, &v):
+            return False
+        # lp_syntax.bounds_from(sense, v, flipped=False)
+        if sense == LE:
+            lows.append(-INF)
+            highs.append(INF if v >= _BIG else v)
+        elif sense == GE:
+            lows.append(-INF if v <= -_BIG else v)
+            highs.append(INF)
+        else:
+            lows.append(v)
+            highs.append(v)
+        row_names.append(label)
+        row += 1
+        p = _next(cur, &n)
+    return True
+
+
+cdef object _header(const char* s, Py_ssize_t a, Py_ssize_t e):
+    """The section kind of a first-column line (lp_syntax.HEADERS), or None."""
+    cdef list words = s[a:e].decode("ascii").split()
+    return HEADERS.get(" ".join(words).lower()) if 0 < e - a <= 64 else None
+
+
+def scan(str text):
+    """(name, sense, index, names, obj, row_names, row_lo, row_hi, a_rows, a_cols, a_vals,
+    later) for a file in the strict common dialect, ``later`` being the (kind, text) of the
+    bounds and declaration sections in order; None for any other file."""
+    cdef bytes data
+    try:
+        data = text.encode("ascii")
+    except UnicodeEncodeError:
+        return None
+    cdef const char* s = data
+    cdef Py_ssize_t n = len(data), i, a, e, j
+    cdef unsigned char c
+    for i in range(n):
+        c = s[i]
+        if (c < 32 and c != 9 and c != 10) or c == 127 or c == 92 and i > 0 and s[i - 1] != 10:
+            return None  # control characters, a backslash that is no first-column comment
+    # Sections: (kind, body start, body end) from the first-column lines.
+    cdef list sections = []
+    cdef str name = ""
+    cdef object kind
+    a = 0
+    while a < n:
+        e = a
+        while e < n and s[e] != 10:
+            e += 1
+        c = s[a] if a < e else 32
+        if c == 92:  # a comment: only above the first section
+            if sections:
+                return None
+            if not name:
+                line = s[a + 1:e].decode("ascii").strip()
+                if line.startswith("Model "):
+                    name = line[6:].strip()
+        elif c != 32 and c != 9:  # a header
+            kind = _header(s, a, e)
+            if kind is None or kind == "semi":
+                return None
+            if sections:
+                sections[len(sections) - 1][2] = a  # (no wraparound here)
+            if kind == "end":
+                break
+            sections.append([kind, e + 1, n])
+        elif not sections:  # an indented line above the first section: blank or refused
+            for j in range(a, e):
+                if s[j] != 32 and s[j] != 9:
+                    return None
+        a = e + 1
+    if not sections or sections[0][0] not in ("min", "max"):
+        return None
+    cdef _Model m = _Model()
+    m.s = s
+    cdef Cursor cur
+    cdef list row_names = [], lows = [], highs = [], later = []
+    cur.s = s
+    for k, sec in enumerate(sections):
+        kind = sec[0]
+        cur.pos = sec[1]
+        cur.end = min(<Py_ssize_t>sec[2], n)
+        if kind in ("min", "max"):
+            if k:
+                return None
+            if not _objective(m, &cur):
+                return None
+        elif kind == "rows":
+            if later:
+                return None  # rows after bounds or declarations: the order of names differs
+            if not _rows(m, &cur, row_names, lows, highs):
+                return None
+        else:
+            later.append((kind, text[cur.pos:cur.end]))
+    obj = {k: m.obj[k] for k in range(m.n_vars) if m.in_obj[k]}
+    a_rows = np.frombuffer(PyBytes_FromStringAndSize(<char*>m.a_rows, m.nnz * 8), np.int64)
+    a_cols = np.frombuffer(PyBytes_FromStringAndSize(<char*>m.a_cols, m.nnz * 8), np.int64)
+    a_vals = np.frombuffer(PyBytes_FromStringAndSize(<char*>m.a_vals, m.nnz * 8), np.float64)
+    return (name, sections[0][0], m.index, m.names, obj, row_names, lows, highs, a_rows, a_cols,
+            a_vals, later)
