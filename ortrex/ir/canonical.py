@@ -57,6 +57,18 @@ class _Canon(tuple):  # type: ignore[type-arg]
     __slots__ = ()
 
 
+def _no_terms(*dtypes: type) -> _Canon:
+    arrays = tuple(np.zeros(0, dtype=d) for d in dtypes)
+    for arr in arrays:
+        arr.flags.writeable = False
+    return _Canon(arrays)
+
+
+# No quadratic terms (what _canon_quad makes of none), shared by the models that have none.
+_NO_QOBJ = _no_terms(np.int64, np.int64, np.float64)
+_NO_QROWS = _no_terms(np.int64, np.int64, np.int64, np.float64)
+
+
 def _check_names(names: Sequence[str], what: str) -> tuple[str, ...]:
     if isinstance(names, _Names):
         return names
@@ -350,6 +362,29 @@ class CanonicalModel:
         for arr in (self.var_types, self.lb, self.ub, self.obj, self.row_lower, self.row_upper,
                     csr.data, csr.indices, csr.indptr, *self.qobj, *self.qrows):
             arr.flags.writeable = False
+
+    @classmethod
+    def trusted(cls, *, var_names: Sequence[str], var_types: np.ndarray, lb: np.ndarray,
+                ub: np.ndarray, obj: np.ndarray, sense: str, csr: CSR, row_names: Sequence[str],
+                row_lower: np.ndarray, row_upper: np.ndarray, name: str) -> CanonicalModel:
+        """A linear model from arrays a reader has already made canonical and checked as the
+        constructor checks them (the compiled LP scanner: float64 arrays with -0.0 folded,
+        "<U1" types, a canonical CSR, unique names): no copy and no second validation, which
+        on small models cost more than the reading."""
+        self = cls.__new__(cls)
+        self.var_names = checked_names(var_names)
+        self.row_names = checked_names(row_names)
+        self.var_types, self.lb, self.ub, self.obj = var_types, lb, ub, obj
+        self.obj_constant = 0.0
+        self.sense = ObjSense.MAX if sense == "max" else ObjSense.MIN
+        self.csr = csr
+        self.row_lower, self.row_upper = row_lower, row_upper
+        self.qobj, self.qrows = _NO_QOBJ, _NO_QROWS
+        self.name = name
+        for arr in (var_types, lb, ub, obj, row_lower, row_upper, csr.data, csr.indices,
+                    csr.indptr):
+            arr.flags.writeable = False
+        return self
 
     @property
     def A(self) -> sp.csr_matrix:

@@ -1,17 +1,19 @@
 # cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True
-"""The LP fast path's objective and rows scanned in C (a compiled accelerator, optional).
+"""The LP fast path in C (a compiled accelerator, optional): a whole file to canonical arrays.
 
-``scan`` takes the strict core of the fast path's dialect (ASCII, every row named, terms
-``[sign] [number] name``, comments only above the first section, rows before any bounds or
-declarations) and returns what the fast path's builder would hold after the objective and the
-rows, plus the later sections' text; anything else returns None and the Python fast path reads
-the file, so a model from here is always the one the fast path (and the full reader) makes.
+``scan`` takes the strict core of the fast path's dialect (ASCII, every row named, linear terms
+``[sign] [number] name``, comments only above the first section, bounds and declarations as
+the fast path reads them, no repeated entry in a row) and returns the model's arrays in the
+canonical form :class:`~ortrex.ir.canonical.CanonicalModel` keeps, checked as it checks them;
+anything else returns None and the Python fast path reads the file. A model from here is
+always the one the Python fast path (and the full reader) makes: the tests compare them.
 """
 
 from cpython.bytes cimport PyBytes_FromStringAndSize
 from cpython.unicode cimport PyUnicode_DecodeASCII
 from libc.stdlib cimport free, realloc, strtod
-from libc.stdint cimport int64_t, uint64_t
+from libc.math cimport isfinite
+from libc.stdint cimport int32_t, int64_t, uint64_t
 from libc.string cimport memcmp, memcpy, strlen
 
 import numpy as np
@@ -211,10 +213,11 @@ cdef class _Model:
     term makes no string), objective coefficients and row terms so far."""
 
     cdef const char* s  # the file's bytes, which every name points into
-    cdef dict index
     cdef list names
     cdef double* obj
-    cdef char* in_obj
+    cdef double* lb
+    cdef double* ub
+    cdef char* types
     cdef Py_ssize_t* name_at
     cdef Py_ssize_t* name_len
     cdef Py_ssize_t n_vars, cap_vars
@@ -224,27 +227,33 @@ cdef class _Model:
     cdef int64_t* a_cols
     cdef double* a_vals
     cdef Py_ssize_t nnz, cap_nnz
+    cdef double* rlo
+    cdef double* rhi
+    cdef Py_ssize_t n_rows, cap_rows
 
     def __cinit__(self):
-        self.index = {}
         self.names = []
-        self.obj = NULL
-        self.in_obj = NULL
+        self.obj = self.lb = self.ub = NULL
+        self.types = NULL
         self.name_at = self.name_len = self.table = NULL
         self.a_rows = self.a_cols = NULL
-        self.a_vals = NULL
-        self.n_vars = self.cap_vars = self.nnz = self.cap_nnz = 0
+        self.a_vals = self.rlo = self.rhi = NULL
+        self.n_vars = self.cap_vars = self.nnz = self.cap_nnz = self.n_rows = self.cap_rows = 0
         self.mask = -1
 
     def __dealloc__(self):
         free(self.obj)
-        free(self.in_obj)
+        free(self.lb)
+        free(self.ub)
+        free(self.types)
         free(self.name_at)
         free(self.name_len)
         free(self.table)
         free(self.a_rows)
         free(self.a_cols)
         free(self.a_vals)
+        free(self.rlo)
+        free(self.rhi)
 
     cdef int rehash(self, Py_ssize_t size) except -1:
         cdef Py_ssize_t i, k
@@ -281,17 +290,20 @@ cdef class _Model:
         if self.n_vars == self.cap_vars:
             cap = max(64, 2 * self.cap_vars)
             self.obj = <double*>_grow(self.obj, cap * sizeof(double))
-            self.in_obj = <char*>_grow(self.in_obj, cap)
+            self.lb = <double*>_grow(self.lb, cap * sizeof(double))
+            self.ub = <double*>_grow(self.ub, cap * sizeof(double))
+            self.types = <char*>_grow(self.types, cap)
             self.name_at = <Py_ssize_t*>_grow(self.name_at, cap * sizeof(Py_ssize_t))
             self.name_len = <Py_ssize_t*>_grow(self.name_len, cap * sizeof(Py_ssize_t))
             self.cap_vars = cap
         k = self.n_vars
-        self.obj[k] = 0.0
-        self.in_obj[k] = 0
+        self.obj[k] = 0.0  # the builder's defaults: continuous in [0, inf)
+        self.lb[k] = 0.0
+        self.ub[k] = INF
+        self.types[k] = 67  # "C"
         self.name_at[k] = t - self.s
         self.name_len[k] = n
         name = PyUnicode_DecodeASCII(<char*>t, n, NULL)
-        self.index[name] = k
         self.names.append(name)
         self.n_vars += 1
         if 2 * self.n_vars > self.mask + 1:  # at most half full
@@ -312,6 +324,19 @@ cdef class _Model:
         self.a_cols[self.nnz] = col
         self.a_vals[self.nnz] = val
         self.nnz += 1
+        return 0
+
+
+    cdef int row(self, double lo, double hi) except -1:
+        cdef Py_ssize_t cap
+        if self.n_rows == self.cap_rows:
+            cap = max(64, 2 * self.cap_rows)
+            self.rlo = <double*>_grow(self.rlo, cap * sizeof(double))
+            self.rhi = <double*>_grow(self.rhi, cap * sizeof(double))
+            self.cap_rows = cap
+        self.rlo[self.n_rows] = lo
+        self.rhi[self.n_rows] = hi
+        self.n_rows += 1
         return 0
 
 
@@ -372,16 +397,15 @@ cdef bint _objective(_Model m, Cursor* cur):
         k = m.var(t, n)
         if k < 0:
             return False
-        m.obj[k] = m.obj[k] + coef
-        m.in_obj[k] = 1
+        m.obj[k] = m.obj[k] + coef  # repeated terms add up, as the builder's dict does
         p = _next(cur, &n)
     return True
 
 
-cdef bint _rows(_Model m, Cursor* cur, list row_names, list lows, list highs):
+cdef bint _rows(_Model m, Cursor* cur, list row_names):
     """``label: [sign] [number] name {sign [number] name} sense [sign] value`` per row."""
     cdef Py_ssize_t p, n, k
-    cdef int64_t row = len(row_names)
+    cdef int64_t row = m.n_rows
     cdef const char* t
     cdef bint neg
     cdef double coef, sign, v
@@ -451,16 +475,142 @@ cdef bint _rows(_Model m, Cursor* cur, list row_names, list lows, list highs):
             return False
         # lp_syntax.bounds_from(sense, v, flipped=False)
         if sense == LE:
-            lows.append(-INF)
-            highs.append(INF if v >= _BIG else v)
+            m.row(-INF, INF if v >= _BIG else v)
         elif sense == GE:
-            lows.append(-INF if v <= -_BIG else v)
-            highs.append(INF)
+            m.row(-INF if v <= -_BIG else v, INF)
         else:
-            lows.append(v)
-            highs.append(v)
+            m.row(v, v)
         row_names.append(label)
         row += 1
+        p = _next(cur, &n)
+    return True
+
+
+cdef struct Item:
+    char kind  # "S" a comparison, "V" a value, "N" a name
+    int sense
+    double value
+    Py_ssize_t at, n  # a name's bytes
+
+
+cdef int _item(Cursor* cur, Item* it) except -2:
+    """The next bound item as the fast path classifies it (a lone sign joined to the next
+    token): 1, or 0 at the end, or -1 where the fast path refuses."""
+    cdef Py_ssize_t p, n
+    cdef const char* t
+    cdef double sign = 0.0
+    p = _next(cur, &n)
+    if p < 0:
+        return 0
+    t = cur.s + p
+    if _sign(t, n):
+        sign = -1.0 if t[0] == 45 else 1.0
+        p = _next(cur, &n)
+        if p < 0 or cur.s[p] == 45 or cur.s[p] == 43:
+            return -1
+        t = cur.s + p
+        it.kind = 86
+        return 1 if _value(t, n, sign, &it.value) else -1
+    it.sense = _sense(t, n)
+    if it.sense >= 0:
+        it.kind = 83
+        return 1
+    if (t[0] >= 48 and t[0] <= 57) or t[0] == 46 or t[0] == 43 or t[0] == 45 or _inf_word(t, n):
+        it.kind = 86
+        return 1 if _value(t, n, 0.0, &it.value) else -1
+    it.kind = 78
+    it.at = p
+    it.n = n
+    return 1
+
+
+cdef inline bint _set_bound(_Model m, Py_ssize_t k, int sense, double v):
+    """lp_syntax.set_bound: False for a fix at an infinite value."""
+    if sense == LE:
+        m.ub[k] = INF if v >= _BIG else v
+    elif sense == GE:
+        m.lb[k] = -INF if v <= -_BIG else v
+    else:
+        if v >= _BIG or v <= -_BIG:
+            return False
+        m.lb[k] = v
+        m.ub[k] = v
+    return True
+
+
+cdef int _flipped(int sense) nogil:
+    return GE if sense == LE else LE if sense == GE else EQ
+
+
+cdef bint _free(const char* t, Py_ssize_t n) nogil:
+    cdef const char* w = b"free"
+    cdef Py_ssize_t i
+    if n != 4:
+        return False
+    for i in range(4):
+        if (t[i] | 32) != w[i]:
+            return False
+    return True
+
+
+cdef bint _bounds(_Model m, Cursor* cur):
+    """``x <= v``, ``x >= v``, ``x = v``, ``x free``, ``v <= x [<= w]``, as the fast path."""
+    cdef Item items[3]
+    cdef Item extra[2]
+    cdef int got
+    cdef Py_ssize_t k
+    # Items come one at a time; a look-ahead of up to two is all the grammar needs.
+    got = _item(cur, &items[0])
+    while got == 1:
+        if items[0].kind == 78:  # N: "x free" or "x S V"
+            k = m.var(cur.s + items[0].at, items[0].n)
+            if k < 0:
+                return False
+            got = _item(cur, &items[1])
+            if got < 0:
+                return False
+            if got == 1 and items[1].kind == 78 and _free(cur.s + items[1].at, items[1].n):
+                m.lb[k] = -INF
+                m.ub[k] = INF
+                got = _item(cur, &items[0])
+                continue
+            if got == 0 or items[1].kind != 83 or _item(cur, &items[2]) != 1 \
+                    or items[2].kind != 86 or not _set_bound(m, k, items[1].sense,
+                                                              items[2].value):
+                return False
+            got = _item(cur, &items[0])
+            continue
+        if items[0].kind != 86 or _item(cur, &items[1]) != 1 or items[1].kind != 83 \
+                or _item(cur, &items[2]) != 1 or items[2].kind != 78:
+            return False
+        k = m.var(cur.s + items[2].at, items[2].n)
+        if k < 0 or not _set_bound(m, k, _flipped(items[1].sense), items[0].value):
+            return False
+        got = _item(cur, &items[0])
+        if got == 1 and items[0].kind == 83:  # "v <= x <= w"
+            if _item(cur, &extra[0]) != 1 or extra[0].kind != 86 \
+                    or not _set_bound(m, k, items[0].sense, extra[0].value):
+                return False
+            got = _item(cur, &items[0])
+    return got == 0
+
+
+cdef bint _declare(_Model m, Cursor* cur, bint binary):
+    """Generals (integer) or Binaries (clipped to [0, 1] as Python's max and min do)."""
+    cdef Py_ssize_t p, n, k
+    p = _next(cur, &n)
+    while p >= 0:
+        k = m.var(cur.s + p, n)
+        if k < 0:
+            return False
+        if binary:
+            m.types[k] = 66  # "B"
+            if 0.0 > m.lb[k]:
+                m.lb[k] = 0.0
+            if 1.0 < m.ub[k]:
+                m.ub[k] = 1.0
+        else:
+            m.types[k] = 73  # "I" (no semi-continuous variable gets here)
         p = _next(cur, &n)
     return True
 
@@ -472,9 +622,8 @@ cdef object _header(const char* s, Py_ssize_t a, Py_ssize_t e):
 
 
 def scan(str text):
-    """(name, sense, index, names, obj, row_names, row_lo, row_hi, a_rows, a_cols, a_vals,
-    later) for a file in the strict common dialect, ``later`` being the (kind, text) of the
-    bounds and declaration sections in order; None for any other file."""
+    """(name, sense, var_names, var_types, lb, ub, obj, row_names, row_lower, row_upper, indptr,
+    indices, data) for a file in the strict common dialect; None for any other file."""
     cdef bytes data
     try:
         data = text.encode("ascii")
@@ -523,27 +672,100 @@ def scan(str text):
     cdef _Model m = _Model()
     m.s = s
     cdef Cursor cur
-    cdef list row_names = [], lows = [], highs = [], later = []
+    cdef list row_names = []
     cur.s = s
     for k, sec in enumerate(sections):
         kind = sec[0]
         cur.pos = sec[1]
         cur.end = min(<Py_ssize_t>sec[2], n)
         if kind in ("min", "max"):
-            if k:
-                return None
-            if not _objective(m, &cur):
+            if k or not _objective(m, &cur):
                 return None
         elif kind == "rows":
-            if later:
-                return None  # rows after bounds or declarations: the order of names differs
-            if not _rows(m, &cur, row_names, lows, highs):
+            if not _rows(m, &cur, row_names):
+                return None
+        elif kind == "bounds":
+            if not _bounds(m, &cur):
+                return None
+        elif kind in ("generals", "binaries"):
+            if not _declare(m, &cur, kind == "binaries"):
                 return None
         else:
-            later.append((kind, text[cur.pos:cur.end]))
-    obj = {k: m.obj[k] for k in range(m.n_vars) if m.in_obj[k]}
-    a_rows = np.frombuffer(PyBytes_FromStringAndSize(<char*>m.a_rows, m.nnz * 8), np.int64)
-    a_cols = np.frombuffer(PyBytes_FromStringAndSize(<char*>m.a_cols, m.nnz * 8), np.int64)
-    a_vals = np.frombuffer(PyBytes_FromStringAndSize(<char*>m.a_vals, m.nnz * 8), np.float64)
-    return (name, sections[0][0], m.index, m.names, obj, row_names, lows, highs, a_rows, a_cols,
-            a_vals, later)
+            return None
+    return _finish(m, name, sections[0][0], row_names)
+
+
+cdef inline bint _bad_range(double lo, double hi) nogil:
+    """What CanonicalModel refuses: lo > hi, lo = +inf, hi = -inf."""
+    return not (lo <= hi and lo < INF and hi > -INF)
+
+
+cdef object _finish(_Model m, str name, str sense, list row_names):
+    """The canonical arrays (rows sorted by column, zeros dropped, -0.0 as 0.0, the index
+    dtype CanonicalModel picks), or None where the model is invalid or a row repeats a variable
+    (the Python path then raises or sums as the builder does)."""
+    cdef Py_ssize_t nv = m.n_vars, nr = m.n_rows, k, r, p, q, start, kept
+    cdef int32_t c
+    cdef double v
+    if nv >= 2**31 - 1 or nr >= 2**31 - 1 or m.nnz >= 2**31 - 1:
+        return None
+    for k in range(nv):
+        if _bad_range(m.lb[k], m.ub[k]) or not isfinite(m.obj[k]):
+            return None
+        if m.types[k] == 66 and not (m.lb[k] >= 0.0 and m.ub[k] <= 1.0):
+            return None
+        m.lb[k] += 0.0
+        m.ub[k] += 0.0
+        m.obj[k] += 0.0
+    for r in range(nr):
+        if _bad_range(m.rlo[r], m.rhi[r]):
+            return None
+        m.rlo[r] += 0.0
+        m.rhi[r] += 0.0
+    indptr = bytearray((nr + 1) * 4)
+    indices = bytearray(m.nnz * 4)
+    data = bytearray(m.nnz * 8)
+    cdef int32_t* ip = <int32_t*><char*>indptr
+    cdef int32_t* ix = <int32_t*><char*>indices if m.nnz else NULL
+    cdef double* dv = <double*><char*>data if m.nnz else NULL
+    # Terms come row by row; each row is sorted by column (insertion: rows are short and
+    # mostly in order already).
+    p = kept = 0
+    ip[0] = 0
+    for r in range(nr):
+        start = kept
+        while p < m.nnz and m.a_rows[p] == r:
+            v = m.a_vals[p]
+            if not isfinite(v):
+                return None
+            if v != 0.0:
+                c = <int32_t>m.a_cols[p]
+                q = kept
+                while q > start and ix[q - 1] > c:
+                    ix[q] = ix[q - 1]
+                    dv[q] = dv[q - 1]
+                    q -= 1
+                if q > start and ix[q - 1] == c:
+                    # A repeated entry (the builder sums them, in their order). A zero copy
+                    # is dropped first here: adding 0.0 changes no sum, so that is the same.
+                    return None
+                ix[q] = c
+                dv[q] = v + 0.0
+                kept += 1
+            p += 1
+        ip[r + 1] = <int32_t>kept
+    types = bytearray(nv * 4)  # UCS-4, as numpy's "<U1"
+    cdef char* tp = <char*>types
+    for k in range(nv):
+        tp[4 * k] = m.types[k]
+    return (name, sense, m.names,
+            np.frombuffer(types, dtype="<U1"),
+            _doubles(m.lb, nv), _doubles(m.ub, nv), _doubles(m.obj, nv),
+            row_names, _doubles(m.rlo, nr), _doubles(m.rhi, nr),
+            np.frombuffer(indptr, dtype=np.int32),
+            np.frombuffer(indices, dtype=np.int32)[:kept],
+            np.frombuffer(data, dtype=np.float64)[:kept])
+
+
+cdef object _doubles(double* x, Py_ssize_t n):
+    return np.frombuffer(PyBytes_FromStringAndSize(<char*>x, n * 8), dtype=np.float64)

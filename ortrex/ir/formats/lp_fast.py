@@ -7,8 +7,8 @@ reader, with the same tokens in the same order, through the same bound and decla
 the model is the same one. A whitespace-separated chunk is taken only when the full reader's
 tokeniser would cut it as the same token(s); anything else returns None and the full reader reads
 the file, so every error and every warning (constants, dialect corners) is the full reader's.
-Where the compiled scanner is built (``_lpscan``), it reads the objective and the rows of the
-strictest common files in C first; it refuses the rest, which the Python path below reads.
+Where the compiled scanner is built (``_lpscan``), it reads the strictest common files whole
+in C first, to canonical arrays; it refuses the rest, which the Python path below reads.
 """
 
 from __future__ import annotations
@@ -16,8 +16,8 @@ from __future__ import annotations
 import re
 from itertools import repeat
 
-from ortrex.ir.canonical import CanonicalModel
-from ortrex.ir.formats.builder import ModelBuilder
+from ortrex.ir.canonical import CSR, CanonicalModel
+from ortrex.ir.formats.builder import ModelBuilder, dedupe_names, fold_gurobi_idioms
 from ortrex.ir.formats.lp_syntax import (
     DECLARED,
     FLIPPED,
@@ -401,14 +401,8 @@ def read_fast(text: str, path: str) -> CanonicalModel | None:
     """The model, or None when the file needs the full reader (see the module docstring)."""
     if not text.isascii() or any(c in text for c in "\r\x0b\x0c\x1c\x1d\x1e"):
         return None  # other line breaks than "\n" (str.splitlines'), non-ASCII digits or spaces
-    if _scan is not None:
-        scanned = _scan(text)
-        if scanned is not None:
-            try:
-                return _from_scan(scanned)
-            except (_Fallback, ValueError, IndexError):
-                return None
-    return read_python(text)
+    scanned = _scan(text) if _scan is not None else None
+    return read_python(text) if scanned is None else _from_scan(scanned)
 
 
 def read_python(text: str) -> CanonicalModel | None:
@@ -437,24 +431,13 @@ def read_python(text: str) -> CanonicalModel | None:
 
 
 def _from_scan(scanned: tuple) -> CanonicalModel:
-    """The model of a file the compiled scanner read: its objective and rows as the Python path
-    would have put them in the builder, then the bounds and declarations by the Python path."""
-    (name, sense, index, names, obj, row_names, lows, highs, a_rows, a_cols, a_vals,
-     later) = scanned
-    r = _Reader()
-    b = r.b
-    b.name, b.sense, b.obj = name, sense, obj
-    b.index = r.index = index
-    b.names = names
-    n = len(names)
-    b.lb, b.ub, b.types = [b.default_lb] * n, [b.default_ub] * n, ["C"] * n
-    b.a_rows, b.a_cols, b.a_vals = a_rows, a_cols, a_vals
-    b.add_rows(row_names, lows, highs)
-    for kind, section in later:
-        if kind == "bounds":
-            r.bounds(section.split())
-        else:
-            r.declarations(section.split(), DECLARED[kind])
-    # Names: the scanner took only valid ones, var() checks those the later sections add.
-    b.names_checked = True
-    return b.build()
+    """The model of a file the compiled scanner read."""
+    (name, sense, names, types, lb, ub, obj, row_names, lo, hi, indptr, indices,
+     data) = scanned
+    if len(set(row_names)) < len(row_names):  # repeats get "#1", ... as the builder names them
+        row_names = dedupe_names(row_names)
+    model = CanonicalModel.trusted(
+        var_names=names, var_types=types, lb=lb, ub=ub, obj=obj, sense=sense,
+        csr=CSR(indptr, indices, data, (len(row_names), len(names))), row_names=row_names,
+        row_lower=lo, row_upper=hi, name=name)
+    return fold_gurobi_idioms(model)
