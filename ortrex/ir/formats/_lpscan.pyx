@@ -356,11 +356,43 @@ cdef void* _grow(void* p, size_t size) except NULL:
     return q
 
 
+cdef int _past_sign(Cursor* cur, Py_ssize_t* p, Py_ssize_t* n, bint* neg) nogil:
+    """Past a lone "+" or "-" at ``p`` (``neg`` says which): 1, or 0 (no sign: ``neg`` False),
+    or -1 when nothing follows it."""
+    cdef const char* t = cur.s + p[0]
+    neg[0] = False
+    if not _sign(t, n[0]):
+        return 0
+    neg[0] = t[0] == 45
+    p[0] = _next(cur, n)
+    return -1 if p[0] < 0 else 1
+
+
+cdef Py_ssize_t _term(_Model m, Cursor* cur, Py_ssize_t p, Py_ssize_t n, bint neg,
+                      double* coef) except -2:
+    """``[number] name`` from the token at ``p`` on: the variable (and its coefficient, signed
+    by ``neg``), or -1 where the fast path refuses."""
+    cdef const char* t = cur.s + p
+    if t[0] < 58:  # a number: float() of it, or the fast path refuses the file
+        if not _number(t, n, coef):
+            return -1
+        if neg:
+            coef[0] = -coef[0]
+        p = _next(cur, &n)
+        if p < 0:
+            return -1
+        t = cur.s + p
+    else:
+        coef[0] = -1.0 if neg else 1.0
+    return m.var(t, n)
+
+
 cdef bint _objective(_Model m, Cursor* cur):
     """``[label:] [sign] [number] name {sign [number] name}`` into the objective."""
     cdef Py_ssize_t p, n, k
     cdef const char* t
     cdef bint first = True, neg
+    cdef int signed
     cdef double coef
     p = _next(cur, &n)
     if p < 0:
@@ -371,30 +403,11 @@ cdef bint _objective(_Model m, Cursor* cur):
             return False
         p = _next(cur, &n)
     while p >= 0:
-        t = cur.s + p
-        if _sign(t, n):
-            neg = t[0] == 45
-            p = _next(cur, &n)
-            if p < 0:
-                return False
-            t = cur.s + p
-        elif first:
-            neg = False
-        else:
+        signed = _past_sign(cur, &p, &n, &neg)
+        if signed < 0 or (not signed and not first):
             return False
         first = False
-        if t[0] < 58:  # a number: float() of it, or the fast path refuses the file
-            if not _number(t, n, &coef):
-                return False
-            if neg:
-                coef = -coef
-            p = _next(cur, &n)
-            if p < 0:
-                return False
-            t = cur.s + p
-        else:
-            coef = -1.0 if neg else 1.0
-        k = m.var(t, n)
+        k = _term(m, cur, p, n, neg, &coef)
         if k < 0:
             return False
         m.obj[k] = m.obj[k] + coef  # repeated terms add up, as the builder's dict does
@@ -408,6 +421,7 @@ cdef bint _rows(_Model m, Cursor* cur, list row_names):
     cdef int64_t row = m.n_rows
     cdef const char* t
     cdef bint neg
+    cdef int signed
     cdef double coef, sign, v
     cdef int sense
     p = _next(cur, &n)
@@ -422,41 +436,22 @@ cdef bint _rows(_Model m, Cursor* cur, list row_names):
         t = cur.s + p
         sense = _sense(t, n)
         if sense < 0:  # terms first
-            neg = False
-            if _sign(t, n):
-                neg = t[0] == 45
-                p = _next(cur, &n)
-                if p < 0:
-                    return False
-                t = cur.s + p
+            if _past_sign(cur, &p, &n, &neg) < 0:
+                return False
             while True:
-                if t[0] < 58:
-                    if not _number(t, n, &coef):
-                        return False
-                    if neg:
-                        coef = -coef
-                    p = _next(cur, &n)
-                    if p < 0:
-                        return False
-                    t = cur.s + p
-                else:
-                    coef = -1.0 if neg else 1.0
-                k = m.var(t, n)
+                k = _term(m, cur, p, n, neg, &coef)
                 if k < 0:
                     return False
                 m.term(row, k, coef)
                 p = _next(cur, &n)
                 if p < 0:
                     return False
-                t = cur.s + p
-                if _sign(t, n):
-                    neg = t[0] == 45
-                    p = _next(cur, &n)
-                    if p < 0:
-                        return False
-                    t = cur.s + p
-                    continue
-                break
+                signed = _past_sign(cur, &p, &n, &neg)
+                if signed < 0:
+                    return False
+                if not signed:
+                    break
+            t = cur.s + p
             sense = _sense(t, n)
             if sense < 0:
                 return False
