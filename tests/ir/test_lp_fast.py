@@ -7,6 +7,7 @@ warning lines are the full reader's, word for word.
 
 from __future__ import annotations
 
+import random
 import shutil
 import struct
 import warnings
@@ -22,7 +23,7 @@ from ortrex.ir.formats import ModelFileError, dumps, lp_fast, read_model, to_gur
 from ortrex.ir.formats.gurobi import quiet_env
 from ortrex.ir.formats.lp_fast import read_fast
 from ortrex.ir.formats.lp_read import parse_lp, parse_lp_full
-from ortrex.ir.formats.lp_syntax import bounds_from
+from ortrex.ir.formats.lp_syntax import SENSES, bounds_from
 from ortrex.ir.formats.text import decode_text, read_bytes
 from ortrex.paths import benchmarks_dir
 from tests.ir.test_formats import GUROBI_LP
@@ -318,3 +319,41 @@ def test_scanned_digit_strings_read_as_float_or_not_at_all(token: str) -> None:
     assert want is not None and want != float("inf"), token  # a row's lower end at +inf: no
     lower = bounds_from(">=", want, flipped=False)[0]  # -1e30 and below: -inf
     assert _bits(scanned[8][0]) == _bits(lower + 0.0), token  # -0.0 is kept as 0.0
+
+
+_VALUES = ["0", "1", "2.5", "-3", "1e30", "-1e30", "1e31", "-inf", "inf", "+inf", "-Infinity",
+           "0.1", "7", "-0", "1E-3", "5.", "- 4", "+ 2", "12345678901234567"]
+_NAMES = ["x", "y[1]", "z#2", "w_3", "X", "b.1"]
+
+
+def random_lp(rng: random.Random) -> str:
+    """A file of the common dialect's grammar with random parts: signs, numbers, repeated
+    terms and row names, every bound form, sections in any order after the rows."""
+    def value() -> str:
+        return rng.choice(_VALUES)
+
+    def terms(names: list[str], label: str) -> str:
+        return label + " ".join(
+            f"{rng.choice(['+', '-', ''] if i == 0 else ['+', '-'])} "
+            f"{rng.choice(['', '3', '1.5', '0', '0.25'])} {v}" for i, v in enumerate(names))
+
+    vs = rng.sample(_NAMES, rng.randint(1, len(_NAMES)))
+    lines = [rng.choice(["Minimize", "Maximize", "MIN", "maximise"]),
+             "  " + terms(vs, rng.choice(["", "obj: "])), rng.choice(["Subject To", "st"])]
+    for r in range(rng.randint(0, 4)):
+        row = [rng.choice(vs) for _ in range(rng.randint(0, 3))]
+        lines.append(" " + terms(row, f"r{r % 3}: ") + f" {rng.choice(list(SENSES))} {value()}")
+    for section in rng.sample(["Bounds", "Generals", "Binaries"], rng.randint(0, 3)):
+        lines.append(section)
+        for v in rng.sample(vs, rng.randint(0, len(vs))):
+            lines.append(rng.choice([
+                f" {v} <= {value()}", f" {v} >= {value()}", f" {v} = {value()}", f" {v} free",
+                f" {value()} <= {v} <= {value()}", f" {value()} >= {v}"])
+                if section == "Bounds" else f" {v}")
+    return "\n".join([*lines, "End", ""])
+
+
+@given(st.randoms(use_true_random=False))
+@settings(max_examples=300, deadline=None, suppress_health_check=list(HealthCheck))
+def test_random_files_of_the_dialect_read_alike_on_every_path(rng: random.Random) -> None:
+    same_as_full(random_lp(rng))
