@@ -43,12 +43,14 @@ class UsageError(Exception):
 
 
 def _user_errors() -> tuple[type[BaseException], ...]:
-    """Exception types that mean bad input (reported in one line, exit 2)."""
+    """Exception types that mean bad input (reported in one line, exit 2): only those of
+    modules the command imported (importing the store to name its error would add ~2 s of
+    DuckDB, SQLAlchemy and polars to a command that never touched it, such as a bad `solve`)."""
     from ortrex.ir.formats.errors import ModelFileError, UnsupportedModelError
-    from ortrex.store.errors import StoreError
 
-    errors: list[type[BaseException]] = [ModelFileError, UnsupportedModelError, StoreError,
-                                         UsageError]
+    errors: list[type[BaseException]] = [ModelFileError, UnsupportedModelError, UsageError]
+    if "ortrex.store.errors" in sys.modules:
+        errors.append(sys.modules["ortrex.store.errors"].StoreError)
     if "ortrex.jobs.executors" in sys.modules:
         errors.append(sys.modules["ortrex.jobs.executors"].JobError)
     if "ortrex.export.errors" in sys.modules:
