@@ -351,15 +351,16 @@ def _name_map(a: Side, b: Side) -> _Map | None:
     ma, mb, na, nb = a.model, b.model, a.nm, b.nm
     names_a, names_b = ma.var_names, mb.var_names
     n = len(names_a)
-    if len(names_b) != n or (n and names_a[0] not in names_b[:1] and names_a[0] != names_b[-1]
-                             and names_a[0] not in set(names_b)):
-        return None  # renamed: the usual case, refused before any dictionary is built
+    if len(names_b) != n:
+        return None
     if names_a == names_b:
         vm = np.arange(n, dtype=np.int64)
     else:
         index = dict(zip(names_b, range(n), strict=True))
+        if names_a[0] not in index:
+            return None  # renamed: the usual case, refused at the first name
         vm = np.fromiter((index.get(x, -1) for x in names_a), dtype=np.int64, count=n)
-        if n and vm.min() < 0:
+        if vm.min() < 0:
             return None
     rows_b = mb.row_names
     b_row = {rows_b[o]: k for k, o in enumerate(nb.origin.tolist())}

@@ -120,7 +120,7 @@ cdef inline bint _number(const char* t, Py_ssize_t n, double* out) nogil:
     cdef char* stop
     cdef char buf[64]
     cdef uint64_t m = 0
-    cdef int digits = 0, frac = 0, e10
+    cdef int digits = 0, frac = 0
     cdef bint dot = False
     if not ((c >= 48 and c <= 57) or c == 46) or n >= 64:
         return False
@@ -185,6 +185,20 @@ cdef inline bint _value(const char* t, Py_ssize_t n, double sign, double* out) n
         return False
     out[0] = sign * out[0]
     return True
+
+
+cdef bint _value_at(Cursor* cur, Py_ssize_t p, Py_ssize_t n, double* out) nogil:
+    """A value from the token at ``p`` on: a lone sign joined to the next token, or one token
+    (the fast path's right-hand sides and bound values)."""
+    cdef const char* t = cur.s + p
+    cdef double sign = 0.0
+    if _sign(t, n):
+        sign = -1.0 if t[0] == 45 else 1.0
+        p = _next(cur, &n)
+        if p < 0:
+            return False
+        t = cur.s + p
+    return _value(t, n, sign, out)
 
 
 cdef inline int _sense(const char* t, Py_ssize_t n) nogil:
@@ -418,11 +432,10 @@ cdef bint _objective(_Model m, Cursor* cur):
 cdef bint _rows(_Model m, Cursor* cur, list row_names):
     """``label: [sign] [number] name {sign [number] name} sense [sign] value`` per row."""
     cdef Py_ssize_t p, n, k
-    cdef int64_t row = m.n_rows
     cdef const char* t
     cdef bint neg
     cdef int signed
-    cdef double coef, sign, v
+    cdef double coef, v
     cdef int sense
     p = _next(cur, &n)
     while p >= 0:
@@ -442,7 +455,7 @@ cdef bint _rows(_Model m, Cursor* cur, list row_names):
                 k = _term(m, cur, p, n, neg, &coef)
                 if k < 0:
                     return False
-                m.term(row, k, coef)
+                m.term(m.n_rows, k, coef)  # the row m.row() adds below
                 p = _next(cur, &n)
                 if p < 0:
                     return False
@@ -456,17 +469,7 @@ cdef bint _rows(_Model m, Cursor* cur, list row_names):
             if sense < 0:
                 return False
         p = _next(cur, &n)
-        if p < 0:
-            return False
-        t = cur.s + p
-        sign = 0.0
-        if _sign(t, n):
-            sign = -1.0 if t[0] == 45 else 1.0
-            p = _next(cur, &n)
-            if p < 0:
-                return False
-            t = cur.s + p
-        if not _value(t, n, sign, &v):
+        if p < 0 or not _value_at(cur, p, n, &v):
             return False
         # lp_syntax.bounds_from(sense, v, flipped=False)
         if sense == LE:
@@ -476,7 +479,6 @@ cdef bint _rows(_Model m, Cursor* cur, list row_names):
         else:
             m.row(v, v)
         row_names.append(label)
-        row += 1
         p = _next(cur, &n)
     return True
 
@@ -493,19 +495,13 @@ cdef int _item(Cursor* cur, Item* it) except -2:
     token): 1, or 0 at the end, or -1 where the fast path refuses."""
     cdef Py_ssize_t p, n
     cdef const char* t
-    cdef double sign = 0.0
     p = _next(cur, &n)
     if p < 0:
         return 0
     t = cur.s + p
     if _sign(t, n):
-        sign = -1.0 if t[0] == 45 else 1.0
-        p = _next(cur, &n)
-        if p < 0 or cur.s[p] == 45 or cur.s[p] == 43:
-            return -1
-        t = cur.s + p
         it.kind = 86
-        return 1 if _value(t, n, sign, &it.value) else -1
+        return 1 if _value_at(cur, p, n, &it.value) else -1
     it.sense = _sense(t, n)
     if it.sense >= 0:
         it.kind = 83
