@@ -104,7 +104,19 @@ def split_reasoning(text: str) -> tuple[str | None, str]:
 
 def score_answer(problem: Problem, text: str, sandboxes: SandboxPool, limits: Limits
                  ) -> Scored:
-    """Score and diagnose one completion (runs the program in this thread's warm sandbox)."""
+    """Score and diagnose one completion (runs the program in this thread's warm sandbox).
+    Whatever the answer does, it gets a verdict: a scorer that broke on it is the answer's
+    ``scoring_error`` (stored like any verdict, so a rerun does not score it again)."""
+    try:
+        return _score_answer(problem, text, sandboxes, limits)
+    except Exception as exc:
+        reasoning, _ = split_reasoning(text)
+        return Scored("mistaken", "scoring_error", f"{type(exc).__name__}: {exc}"[:300],
+                      extract_program(text), reasoning)
+
+
+def _score_answer(problem: Problem, text: str, sandboxes: SandboxPool, limits: Limits
+                  ) -> Scored:
     from ortrex.ir.formats import ModelFileError, loads
     from ortrex.verifiers.equivalence import check_equivalence
     from ortrex.verifiers.static import check_program

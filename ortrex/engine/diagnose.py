@@ -89,7 +89,8 @@ _STATIC = {"file-access": "unsafe_data_access", "file-write": "unsafe_data_acces
            "undefined": "code_error"}
 _FAILURE = {"no_code": "output_contract", "no_model": "output_contract", "syntax": "code_error",
             "gurobi_api": "gurobi_api", "timeout": "timeout", "forged_capture": "tampering",
-            "trivial_model": "tampering", "bad_capture": "output_contract"}
+            "trivial_model": "tampering", "ungrounded_model": "tampering",
+            "bad_capture": "output_contract"}
 
 
 def program_diagnoses(findings: list[tuple[str, int, str]], failure: str | None,

@@ -44,10 +44,11 @@ from ortrex.jobs import Executor, JobError, TaskFailure, drive, make_executor
 from ortrex.store.db import Store, utcnow
 from ortrex.store.ids import content_id, edge_id
 from ortrex.store.records import instance_row
+from ortrex.verifiers.grounding import Grounds
 from ortrex.verifiers.isolation import Limits, support
-from ortrex.verifiers.resolve import trivial_reason
+from ortrex.verifiers.resolve import judge, trivial_reason
 from ortrex.verifiers.sandbox import PRELOAD_SEEDS, Job
-from ortrex.verifiers.solvers import objectives_agree
+from ortrex.verifiers.solvers import SolveStatus, objectives_agree, solve
 from ortrex.verifiers.static import check_program
 
 # Static findings that are the rendered corpus's contract, not a seed's: seeds may build a
@@ -343,6 +344,7 @@ def process_seed(seed: Seed, wall_s: float = 60.0, solve_s: float = 30.0,
         res.detail = program.get("error") or run.capture_detail or run.status
         return res
     captures = run.captures[-MAX_MODELS:]  # the last ones: the seed's answer is the last
+    grounds = Grounds.of(seed.problem, files)
     verdicts: list[dict[str, Any]] = []
     # A model solved again (a loop re-optimising it) keeps the verdict it had: no new solve.
     done: dict[str, tuple[tuple[bool, str | None, str | None, float | None], dict[str, Any]]] = {}
@@ -378,10 +380,15 @@ def process_seed(seed: Seed, wall_s: float = 60.0, solve_s: float = 30.0,
                              "why": last[2]})
             continue
         # Two solvers, the relaxation and the stability re-solve share what is left.
-        outcome = verify(model, time_limit=max(1.0, min(solve_s, left / 4)))
+        limit = max(1.0, min(solve_s, left / 4))
+        outcome = verify(model, time_limit=limit)
         reason = None if outcome.accepted else (
             outcome.rejection.reason if outcome.rejection else "rejected")
         detail = outcome.rejection.detail if outcome.rejection else None
+        if outcome.accepted:  # an optimum set by one number, or by numbers no one stated
+            reason, detail = _grounding(model, outcome, grounds, limit)
+            if reason:
+                outcome = replace(outcome, accepted=False)
         last = (outcome.accepted, reason, detail, outcome.objective)
         verdicts.append({"model": k + 1, "id": iid, "status": "accepted" if outcome.accepted
                          else "rejected", "why": reason, "objective": outcome.objective,
@@ -404,6 +411,24 @@ def process_seed(seed: Seed, wall_s: float = 60.0, solve_s: float = 30.0,
                         details={"printed": printed, "why": res.reason, "detail": res.detail,
                                  "models": verdicts}))
     return res
+
+
+def _grounding(model: Any, outcome: Any, grounds: Grounds, solve_s: float
+               ) -> tuple[str | None, str | None]:
+    """(reason, detail) of an accepted model whose optimum is no answer to its problem
+    (``verifiers.resolve.judge``), else (None, None)."""
+    best = next(r for r in outcome.results if r.status is SolveStatus.OPTIMAL)
+
+    def again(m: Any) -> tuple[str, float | None]:
+        r = solve(m, best.solver, time_limit=solve_s, threads=1)
+        return r.status.value, r.objective
+
+    verdict = judge(model, best.x, outcome.objective, grounds, again)
+    if verdict.trivial:
+        return "trivial_model", verdict.trivial[:300]
+    if verdict.ungrounded:
+        return "ungrounded_model", verdict.ungrounded[:300]
+    return None, None
 
 
 @dataclass

@@ -71,7 +71,10 @@ class Client:
         import openai
 
         try:
-            page = await self.api.with_options(max_retries=1, timeout=15).models.list()
+            # The raw reply: servers answer GET /models in many shapes, and the SDK's parsed
+            # page crashes (TypeError) on anything but OpenAI's own.
+            raw = await self.api.with_options(
+                max_retries=1, timeout=15).models.with_raw_response.list()
         except openai.APIConnectionError as exc:
             raise EndpointError(f"{self.base_url}: cannot reach the endpoint ({exc})") from None
         except openai.NotFoundError:
@@ -79,10 +82,14 @@ class Client:
         except openai.APIStatusError as exc:
             raise EndpointError(f"{self.base_url}: the endpoint answered HTTP "
                                 f"{exc.status_code} to GET /models") from None
-        served = [m.id for m in page.data]
+        try:
+            served = served_models(raw.content)
+        except ValueError as exc:
+            raise EndpointError(f"{self.base_url}: GET /models answered {exc}") from None
         if served and self.sampling.model not in served:
+            shown = ", ".join(" ".join(m.split()) for m in served[:10])  # one line, whatever
             raise EndpointError(f"{self.base_url}: model {self.sampling.model!r} is not served "
-                                f"(served: {', '.join(served[:10])})")
+                                f"(served: {shown})")
 
     def request(self, messages: list[dict[str, str]], sample: int) -> dict[str, Any]:
         """The full request of one sample (what the cache is keyed on)."""
@@ -150,3 +157,66 @@ class Client:
     async def close(self) -> None:
         """Close the HTTP connections."""
         await self.api.close()
+
+
+_NAME_KEYS = ("id", "name", "model")  # OpenAI, vLLM, SGLang: "id"; Ollama's tags: "name"/"model"
+
+
+def _kind(value: object) -> str:
+    """What a JSON value is, as a noun: "string", "object", "null"..."""
+    if value is None:
+        return "null"
+    return {bool: "boolean", int: "number", float: "number", str: "string", list: "list",
+            dict: "object"}.get(type(value), type(value).__name__)
+
+
+def _a(value: object) -> str:
+    """A JSON value's kind with its article: "a string", "an object", "null"."""
+    kind = _kind(value)
+    return kind if kind == "null" else f"{'an' if kind[0] in 'aeiou' else 'a'} {kind}"
+
+
+def served_models(body: bytes) -> list[str]:
+    """The model names in a ``GET /models`` reply; ``ValueError`` says what is wrong with it."""
+    # The OpenAI shape {"data": [{"id": ...}]}, and the variants servers answer: a bare list,
+    # {"models": [...]}, items that are plain names or objects naming the model by
+    # "id", "name" or "model". The error's text follows "GET /models answered ".
+    try:
+        got = json.loads(body)
+    except RecursionError:
+        raise ValueError("JSON nested too deeply to read") from None
+    except ValueError:  # UnicodeDecodeError included
+        head = body.lstrip()[:64].lower()
+        if not head:
+            raise ValueError("an empty body, not a JSON model list") from None
+        if head.startswith(b"<!doctype html") or b"<html" in head:
+            raise ValueError("an HTML page, not a JSON model list") from None
+        raise ValueError("a body that is not JSON") from None
+    if isinstance(got, dict):
+        present = [k for k in ("data", "models") if k in got]
+        lists = [k for k in present if isinstance(got[k], list)]
+        if not lists:
+            if present:
+                raise ValueError(f'a JSON object whose "{present[0]}" is '
+                                 f"{_a(got[present[0]])}, not a model list")
+            raise ValueError("a JSON object with no model list")
+        items = got[lists[0]]
+    elif isinstance(got, list):
+        items = got
+    else:
+        raise ValueError(f"a JSON {_kind(got)}, not a model list")
+    names = []
+    for i, item in enumerate(items):
+        if isinstance(item, str) and item:
+            names.append(item)
+            continue
+        if isinstance(item, dict):
+            name = next((item[k] for k in _NAME_KEYS
+                         if isinstance(item.get(k), str) and item[k]), None)
+            if name is not None:
+                names.append(name)
+                continue
+            raise ValueError(f'a model list whose item {i} has no "id", "name" or "model"')
+        what = "an empty string" if item == "" else _a(item)
+        raise ValueError(f"a model list whose item {i} is {what}, not a model name or object")
+    return names

@@ -163,7 +163,10 @@ async def _run_bench(br: BenchRun, client: Client, spec: EvalSpec, pool: Pool | 
         timing.requests += 1
         timing.cached += comp.cached
         timing.waiting_s += comp.seconds
-        v, secs = await _score(item, comp, executor, sandboxes, limits, spec.rule, jobs)
+        try:
+            v, secs = await _score(item, comp, executor, sandboxes, limits, spec.rule, jobs)
+        except Exception as exc:  # one answer's failure is its verdict, never the run's end
+            v, secs = Verdict(False, "scoring_error", f"{type(exc).__name__}: {exc}"[:300]), 0.0
         timing.exec_s += secs
         row = {"benchmark": br.bench.name, "id": item.id, "sample": sample,
                "passed": v.passed, "failure": v.failure, "detail": v.detail,

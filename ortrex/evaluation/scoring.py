@@ -5,8 +5,11 @@ The objective is never what the program printed or what its process reported: th
 left behind is captured in the sandbox, read back and solved *here* (``verifiers.resolve``).
 A program that leaves no model fails (``no_model``, whatever it printed); a capture that
 cannot be read is ``bad_capture``; one the program tampered with or imitated is
-``forged_capture``; a model whose optimum no data decides (every variable of its objective
-fixed by its bounds: the answer typed in) is ``trivial_model``. Other
+``forged_capture``; a model whose optimum is set by a single number (a bound, a one-variable
+row, the objective's constant: the answer typed in) is ``trivial_model``, and one whose optimum
+rests on a number the problem statement and its data never give is ``ungrounded_model``
+(``verifiers.dependence``). A failure of the scorer itself on one answer is that answer's
+``scoring_error``, never the end of a run. Other
 failure classes: ``no_code``, ``syntax``, ``runtime:<Exception>``, ``gurobi_api``,
 ``timeout``, ``no_objective``, ``infeasible``, ``wrong_objective``, ``no_lp``,
 ``not_equivalent``, ``undecided``, plus ``api_error`` (no completion) and ``unscoreable`` (no
@@ -114,8 +117,9 @@ def _compare(v: Verdict, answer: float, rule: str) -> Verdict:
     return v
 
 
-def _objective(r: RunResult, v: Verdict) -> Verdict:
+def _objective(r: RunResult, v: Verdict, item: Item) -> Verdict:
     """The parent's optimum of the model the program left (see the module docstring)."""
+    from ortrex.verifiers.grounding import Grounds
     from ortrex.verifiers.resolve import CaptureError, resolve_capture
 
     if r.capture_status != "ok" or r.captured is None:
@@ -126,13 +130,16 @@ def _objective(r: RunResult, v: Verdict) -> Verdict:
             if printed else "")
         return v
     try:
-        res = resolve_capture(r.captured)
+        res = resolve_capture(r.captured, grounds=Grounds.of(item.question, item.files))
     except CaptureError as exc:
         v.failure, v.detail = "bad_capture", str(exc)[:300]
         return v
     if res.status == "optimal" and res.objective is not None:
         if res.trivial:  # an optimum no data decides is no answer
-            v.failure, v.detail = "trivial_model", res.trivial
+            v.failure, v.detail = "trivial_model", res.trivial[:300]
+            return v
+        if res.ungrounded:  # nor one resting on a number the problem never gives
+            v.failure, v.detail = "ungrounded_model", res.ungrounded[:300]
             return v
         v.objective, v.objective_source = res.objective, f"resolved:{res.solver}"
         return v
@@ -166,7 +173,7 @@ def score_run(item: Item, program: str, r: RunResult, rule: str = "default",
         return v
     if item.kind == "lp":
         return _score_lp(item, r, v, equivalence_timeout)
-    v = _objective(r, v)
+    v = _objective(r, v, item)
     if v.failure is not None or item.answer is None:
         return v
     return _compare(v, item.answer, rule)
@@ -257,8 +264,12 @@ def score_completion(item: Item, comp: Completion, sandboxes: SandboxPool, limit
     err = syntax_error(program)
     if err:
         return Verdict(False, "syntax", err, program=program)
-    r = sandboxes.get().run(make_job(item, program, limits))
-    v = score_run(item, program, r, rule)
+    try:
+        r = sandboxes.get().run(make_job(item, program, limits))
+        v = score_run(item, program, r, rule)
+    except Exception as exc:  # one answer's failure is its verdict, never the run's end
+        return Verdict(False, "scoring_error", f"{type(exc).__name__}: {exc}"[:300],
+                       program=program)
     if item.unscoreable and v.passed:
         v.passed, v.failure, v.detail = False, "unscoreable", item.unscoreable
     return v

@@ -8,6 +8,9 @@ so that what it submits is the model object the program left behind:
 
 * the solver classes and their C methods are taken before the program runs, and only an object
   of exactly that type counts (no look-alike class, no subclass with lying properties);
+* names a model file cannot hold as they are (control characters, line or tab breaks, spaces:
+  a reader would take the rest of the line for a section) are replaced by safe names before
+  the model is written, and the originals travel apart, as data (``renamed``);
 * the capture goes to descriptors the parent opened; a program that wrote to them first is
   caught (they must be empty when the harness starts), and files it planted are ignored;
 * before capturing, every other process of the PID namespace is killed, and the capture is
@@ -34,6 +37,7 @@ import signal
 import struct
 import sys
 import traceback
+import types
 import zlib
 from typing import Any
 
@@ -45,9 +49,10 @@ _HIGHS_STATUS = {"optimal": "optimal", "infeasible": "infeasible", "unbounded": 
 _PREFERRED = ("model", "m", "h")
 # A capture frame: MAGIC, kind, payload length (<Q), sha256 of the payload, payload.
 # Kinds: a model (zlib-compressed MPS); the licence refused the program's solve; a model over
-# the file limit (payload: its size as text).
+# the file limit (payload: its size as text); the original names of the model before it
+# (payload: the repr of a dict, new name -> original).
 FRAME_MAGIC = b"\x00ORTX"
-FRAME_MODEL, FRAME_LICENCE, FRAME_TOO_LARGE = b"M", b"L", b"T"
+FRAME_MODEL, FRAME_LICENCE, FRAME_TOO_LARGE, FRAME_NAMES = b"M", b"L", b"T", b"N"
 FRAME_HEAD = struct.Struct("<5sc Q 32s")
 GUROBI_SIZE_LIMIT = 10010  # GRB.Error.SIZE_LIMIT_EXCEEDED
 
@@ -74,39 +79,156 @@ def _solve_methods() -> tuple[Any, Any, Any, Any, Any]:
     return grb, opt, err, hs, run
 
 
-def _solver_refs(code: str) -> tuple[Any, ...]:
+def _solver_refs(code: str) -> tuple[tuple[Any, ...] | None, tuple[Any, ...] | None]:
     """The real solver classes and the C methods the capture calls, taken before the program
-    runs: (Model, update, write, getAttr, Highs, writeModel, getModelStatus,
-    modelStatusToString, getInfo), None where a solver is missing. A solver neither preloaded
-    nor named in the program is not imported (highspy alone costs a cold run 0.1 s); a
-    program that reaches it by other means has its model taken for a look-alike."""
-    grb: tuple[Any, ...] = (None,) * 4
-    hs: tuple[Any, ...] = (None,) * 5
+    runs: gurobipy's (Model, update, write, getAttr, setAttr, getVars, getConstrs,
+    getQConstrs, getGenConstrs) and HiGHS's (Highs, its C base, writeModel, getModelStatus,
+    modelStatusToString, getInfo, getModel, passModel, setOptionValue, and the ``lp_``,
+    ``col_names_``, ``row_names_`` and ``model_name_`` descriptors), None where a solver is
+    missing. A solver neither preloaded nor named in the program is not imported (highspy
+    alone costs a cold run 0.1 s); a program that reaches it by other means has its model
+    taken for a look-alike."""
+    grb: tuple[Any, ...] | None = None
+    hs: tuple[Any, ...] | None = None
     wanted = {m for m in ("gurobipy", "highspy") if m in sys.modules or m in code}
     if "gurobipy" in wanted:
         with contextlib.suppress(ImportError):
             import gurobipy
 
             m = gurobipy.Model
-            grb = (m, m.update, m.write, m.getAttr)
+            grb = (m, m.update, m.write, m.getAttr, m.setAttr, m.getVars, m.getConstrs,
+                   m.getQConstrs, m.getGenConstrs)
     if "highspy" in wanted:
-        with contextlib.suppress(ImportError, AttributeError, StopIteration):
+        with contextlib.suppress(ImportError, AttributeError, StopIteration, KeyError):
             import highspy
 
             cls = highspy.Highs
             base = next(c for c in cls.__mro__ if c.__module__.startswith("highspy._core"))
-            hs = (cls, base.writeModel, base.getModelStatus, base.modelStatusToString,
-                  base.getInfo)
-    return grb + hs
+            lp_t = highspy.HighsLp
+            hs = (cls, base, base.writeModel, base.getModelStatus, base.modelStatusToString,
+                  base.getInfo, base.getModel, base.passModel, base.setOptionValue,
+                  highspy.HighsModel.__dict__["lp_"], lp_t.__dict__["col_names_"],
+                  lp_t.__dict__["row_names_"], lp_t.__dict__["model_name_"])
+    return grb, hs
+
+
+# The renaming helpers below look up no global name (the program can rewrite this module's
+# globals): every callable comes in as an argument, and after the program the capture runs
+# fresh functions made from their code objects (taken before it ran; code is immutable).
+NAME_KEEP = 128  # original names kept as data per capture (the rest are only counted)
+
+
+def _unsafe_names(names: Any, tag: str, t: tuple[Any, ...]) -> tuple[list[int], list[str]]:
+    """The indices of the names a model file cannot hold as they are (not a str, a control
+    or separator character, a space: a reader would take the rest of the line for structure;
+    a leading ``$``: MPS readers take it for a comment; an empty name is the solver's to
+    generate), and a safe name for each (the printable part, ``~``, ``tag``, the index)."""
+    type_, str_, len_, isprintable = t[0], t[1], t[2], t[3]
+    bad, new = [], []
+    k, n = 0, len_(names)
+    while k < n:
+        name = names[k]
+        if type_(name) is not str_ or (name and (not isprintable(name) or " " in name or
+                                                 name[0] == "$")):
+            clean = ""
+            if type_(name) is str_:
+                for ch in name[:64]:
+                    clean += ch if isprintable(ch) and ch != " " else "_"
+            bad.append(k)
+            new.append(f"{clean}~{tag}{k}")
+        k += 1
+    return bad, new
+
+
+def _keep(renamed: dict[str, str], names: Any, bad: list[int], new: list[str],
+          t: tuple[Any, ...]) -> None:
+    """Record ``new -> original`` for the first renamed names (originals cut to 200 chars)."""
+    str_, len_, most = t[1], t[2], t[7]
+    k = 0
+    while k < len_(bad) and len_(renamed) < most:
+        renamed[new[k]] = str_(names[bad[k]])[:200]
+        k += 1
+
+
+def _gurobi_safe(m: Any, r: tuple[Any, ...], t: tuple[Any, ...],
+                 copy: Any = None) -> tuple[Any, dict[str, str]]:
+    """``m`` itself when every name of the gurobipy model is safe, else the model with safe
+    names (``m`` renamed in place, or a ``copy`` of it where one is given); new -> original."""
+    update, get_attr, set_attr = r[1], r[3], r[4]
+    unsafe, keep = t[4], t[5]
+    plan = []
+    for get, attr, tag in ((r[5], "VarName", "x"), (r[6], "ConstrName", "c"),
+                           (r[7], "QCName", "q"), (r[8], "GenConstrName", "g")):
+        objs = get(m)
+        if objs:
+            names = get_attr(m, attr, objs)
+            bad, new = unsafe(names, tag, t)
+            if bad:
+                plan.append((get, attr, names, bad, new))
+    name = get_attr(m, "ModelName")
+    bad_name = name and unsafe([name], "m", t)[0]
+    if not plan and not bad_name:
+        return m, {}
+    target = m if copy is None else copy(m)
+    renamed: dict[str, str] = {}
+    for get, attr, names, bad, new in plan:
+        objs, picked = get(target), []
+        for k in bad:
+            picked.append(objs[k])
+        set_attr(target, attr, picked, new)
+        keep(renamed, names, bad, new, t)
+    if bad_name:
+        set_attr(target, "ModelName", "")
+        renamed["(model name)"] = t[1](name)[:200]
+    update(target)
+    return target, renamed
+
+
+def _highs_safe(h: Any, r: tuple[Any, ...], t: tuple[Any, ...]) -> tuple[Any, dict[str, str]]:
+    """``h`` itself when every name of the HiGHS model is safe, else a fresh HiGHS object
+    holding its model with safe names; new -> original."""
+    base, get_model, pass_model, set_option = r[1], r[6], r[7], r[8]
+    lp_d, cols_d, rows_d, name_d = r[9], r[10], r[11], r[12]
+    unsafe, keep, list_ = t[4], t[5], t[6]
+    model = get_model(h)
+    lp = lp_d.__get__(model)
+    cols, rows, name = cols_d.__get__(lp), rows_d.__get__(lp), name_d.__get__(lp)
+    bad_c, new_c = unsafe(cols, "x", t)
+    bad_r, new_r = unsafe(rows, "c", t)
+    bad_name = name and unsafe([name], "m", t)[0]
+    if not bad_c and not bad_r and not bad_name:
+        return h, {}
+    renamed: dict[str, str] = {}
+    for old, bad, new, d in ((cols, bad_c, new_c, cols_d), (rows, bad_r, new_r, rows_d)):
+        names = list_(old)
+        k = 0
+        while k < t[2](bad):
+            names[bad[k]] = new[k]
+            k += 1
+        d.__set__(lp, names)
+        keep(renamed, old, bad, new, t)
+    if bad_name:
+        name_d.__set__(lp, "")
+        renamed["(model name)"] = t[1](name)[:200]
+    lp_d.__set__(model, lp)
+    fresh = base()
+    set_option(fresh, "output_flag", False)
+    pass_model(fresh, model)
+    return fresh, renamed
 
 
 def _install_at_solve(tmp: str, file_bytes: int, written: list[int]) -> None:
-    """Hook every solve of gurobipy and highspy: the model is captured as a frame, then solved
-    as the program asked (``written`` counts the bytes the hooks wrote to the channel)."""
+    """Hook every solve of gurobipy and highspy: the model is captured as a frame (with safe
+    names, the originals in a names frame), then solved as the program asked (``written``
+    counts the bytes the hooks wrote to the channel)."""
     grb, grb_opt, grb_err, hs, hs_run = _solve_methods()
+    grb_r, hs_r = _solver_refs("gurobipy highspy")
     fstat, write, o_open, o_read, o_close, unlink = os.fstat, os.write, os.open, os.read, \
         os.close, os.unlink
     urandom, compress, frame_, str_, getattr_ = os.urandom, zlib.compress, frame, str, getattr
+    tools = (type, str, len, str.isprintable, _unsafe_names, _keep, list, NAME_KEEP)
+    gurobi_safe, highs_safe = _gurobi_safe, _highs_safe
+    grb_copy, grb_dispose = (grb.copy, grb.dispose) if grb is not None else (None, None)
 
     def emit(data: bytes) -> None:
         view = memoryview(data)
@@ -114,10 +236,23 @@ def _install_at_solve(tmp: str, file_bytes: int, written: list[int]) -> None:
             view = view[write(CAPTURE_FD, view):]
         written[0] += len(data)
 
-    def capture(obj: Any, writer: Any) -> None:
+    def capture(obj: Any, kind: str) -> None:
         path = f"{tmp}/.ortrex-solve-{urandom(8).hex()}.mps"
+        renamed: dict[str, str] = {}
         try:
-            writer(obj, path)
+            if kind == "gurobipy":
+                assert grb_r is not None
+                # A copy is renamed: the program's own model keeps its names.
+                safe, renamed = gurobi_safe(obj, grb_r, tools, grb_copy)
+                try:
+                    grb_r[2](safe, path)
+                finally:
+                    if safe is not obj:
+                        grb_dispose(safe)
+            else:
+                assert hs_r is not None
+                safe, renamed = highs_safe(obj, hs_r, tools)
+                hs_r[2](safe, path)
             fd = o_open(path, os.O_RDONLY | os.O_NOFOLLOW)
             chunks = []
             while chunk := o_read(fd, 1 << 20):
@@ -132,12 +267,14 @@ def _install_at_solve(tmp: str, file_bytes: int, written: list[int]) -> None:
             emit(frame_(FRAME_TOO_LARGE, str_(sum(map(len, chunks))).encode()))
         else:
             emit(frame_(FRAME_MODEL, payload))
+            if renamed:
+                emit(frame_(FRAME_NAMES, repr(renamed).encode()))
 
     if grb is not None:
         def optimize(self: Any, *args: Any, **kwargs: Any) -> Any:
             with contextlib.suppress(Exception):
                 self.update()
-            capture(self, grb.write)
+            capture(self, "gurobipy")
             try:
                 return grb_opt(self, *args, **kwargs)
             except grb_err as exc:
@@ -147,10 +284,8 @@ def _install_at_solve(tmp: str, file_bytes: int, written: list[int]) -> None:
 
         grb.optimize = optimize
     if hs is not None:
-        hs_write = hs.writeModel
-
         def run(self: Any, *args: Any, **kwargs: Any) -> Any:
-            capture(self, hs_write)
+            capture(self, "highspy")
             return hs_run(self, *args, **kwargs)
 
         hs.run = run
@@ -166,8 +301,15 @@ def run(code: str, capture: bool, pid_ns_init: bool, workdir: str, tmp: str,
     written = [0]
     if capture and at_solve:
         _install_at_solve(tmp, file_bytes, written)
-    (grb, grb_update, grb_write, grb_attr, hs, hs_write, hs_status, hs_str,
-     hs_info) = _solver_refs(code) if capture else (None,) * 9
+    grb_r, hs_r = _solver_refs(code) if capture else (None, None)
+    grb, grb_update, grb_write, grb_attr = grb_r[:4] if grb_r else (None,) * 4
+    hs, hs_write, hs_status, hs_str, hs_info = (hs_r[0], *hs_r[2:6]) if hs_r else (None,) * 5
+    # The renaming helpers' code objects (immutable) and the builtins they are given, taken
+    # now: after the program, fresh functions are made from them, whatever it rewrote.
+    basics, keep_most = (type, str, len, str.isprintable), NAME_KEEP
+    code_of = types.FunctionType.__dict__["__code__"].__get__
+    function, tuple_ = types.FunctionType, tuple
+    helper_code = tuple(code_of(f) for f in (_unsafe_names, _keep, _gurobi_safe, _highs_safe))
     fstat, listdir, write, unlink, urandom = os.fstat, os.listdir, os.write, os.unlink, \
         os.urandom
     o_open, o_read, o_close, kill, waitpid = os.open, os.read, os.close, os.kill, os.waitpid
@@ -258,17 +400,23 @@ def run(code: str, capture: bool, pid_ns_init: bool, workdir: str, tmp: str,
                          "solver model (only gurobipy.Model or highspy.Highs itself counts)"}
                 break
     if chosen is not None:
+        unsafe_f, keep_f, gurobi_safe, highs_safe = (function(c, {}) for c in helper_code)
+        tools = tuple_((*basics, unsafe_f, keep_f, list_, keep_most))
         path = f"{tmp}/.ortrex-capture-{urandom(8).hex()}.mps"
+        renamed: dict[str, str] = {}
         try:
             if kind == "gurobipy":
                 grb_update(chosen)
+                # The program is over: renamed in place.
+                _, renamed = gurobi_safe(chosen, grb_r, tools, None)
                 grb_write(chosen, path)
                 status = int_(grb_attr(chosen, "Status"))
                 solved = status == 2 and int_(grb_attr(chosen, "SolCount")) > 0
                 state = {"solver": kind, "status": grb_status.get(status, f"gurobi_{status}"),
                          "objective": float_(grb_attr(chosen, "ObjVal")) if solved else None}
             else:
-                hs_write(chosen, path)
+                safe, renamed = highs_safe(chosen, hs_r, tools)
+                hs_write(safe, path)
                 text = str_(hs_str(chosen, hs_status(chosen))).lower()
                 status_text = highs_status.get(text, text.replace(" ", "_"))
                 state = {"solver": kind, "status": status_text,
@@ -283,10 +431,14 @@ def run(code: str, capture: bool, pid_ns_init: bool, workdir: str, tmp: str,
             data = b"".join(chunks)
             if at_solve:  # one more frame, like those written at solve
                 data = frame_(FRAME_MODEL, compress(data, 1))
+                if renamed:
+                    data += frame_(FRAME_NAMES, repr_(renamed).encode())
             view = memoryview_(data)
             while view:
                 view = view[write(CAPTURE_FD, view):]
             state.update(capture="ok", sha256=sha256(data).hexdigest(), bytes=len_(data))
+            if renamed and not at_solve:
+                state["renamed"] = renamed
         except Exception as exc:  # a model that cannot be written is reported, not fatal
             state = {"capture": "error", "why": f"model capture failed: {exc!s:.300}"}
     try:  # noqa: SIM105

@@ -191,6 +191,20 @@ def apply_limits(limits: Limits, cap_processes: bool) -> None:
     resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
 
 
+def own_cgroup_namespace() -> bool:
+    """Enter a new cgroup namespace where the kernel allows it; whether it did."""
+    # Called once the process has joined the run's cgroups, so they become the namespace's
+    # root: /proc/self/cgroup then reads "0::/" and "N:ctrl:/", not the host's cgroup paths
+    # (a container's id, the fork server's PID). Best effort: before Linux 4.6, or where a
+    # container's seccomp profile refuses it, the paths stay visible (nothing else depends
+    # on it).
+    try:
+        linux.unshare(linux.CLONE_NEWCGROUP)
+    except OSError:
+        return False
+    return True
+
+
 def confine(p: Plan, base: str, limits: Limits, has_pids_cgroup: bool) -> tuple[str, str]:
     """Confine the calling process (a fresh child of the run's supervisor, already in the
     run's namespaces and cgroups) for good; returns the program's working directory and its
@@ -199,6 +213,7 @@ def confine(p: Plan, base: str, limits: Limits, has_pids_cgroup: bool) -> tuple[
     with open("/proc/self/oom_score_adj", "w") as f:  # the program dies first, not its keeper
         f.write("1000")
     if p.namespaces:
+        own_cgroup_namespace()
         linux.unshare(linux.CLONE_NEWNS)
         rootfs.build_and_enter(p.root, base, *ids)
         workdir, tmp = WORKDIR, "/tmp"

@@ -40,6 +40,9 @@ class RunResult:
     # the file limit).
     captures: list[bytes] = field(default_factory=list)
     capture_notes: list[str] = field(default_factory=list)
+    # Names the model file could not hold as the program gave them (control characters,
+    # spaces): the safe name the captured model uses -> the program's own name (data only).
+    renamed: dict[str, str] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-friendly (the captured model and collected files as their sizes)."""

@@ -10,16 +10,23 @@ optimality, HiGHS where Gurobi's licence stops); models with general or indicato
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
-import tempfile
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
 from ortrex.ir.canonical import CanonicalModel
 from ortrex.ir.formats import ModelFileError, UnsupportedModelError, loads
+from ortrex.verifiers.dependence import (
+    Solve,
+    coverage,
+    effective_bounds,
+    reliance,
+    trivial_at,
+    ungrounded,
+)
+from ortrex.verifiers.grounding import Grounds
 
 _GUROBI_ONLY = ("indicator", "general constraint", "GENCONS", "INDICATORS", "SOS",
                 "semi-continuous", "semi-integer", "PWL")
@@ -37,20 +44,8 @@ class Resolved:
     objective: float | None
     solver: str
     trivial: str | None  # why the model decides nothing (None: it has real structure)
-
-
-def _effective_bounds(model: CanonicalModel) -> tuple[np.ndarray, np.ndarray]:
-    """Variable bounds tightened by every one-variable row (``x == 5`` is a bound too)."""
-    lb, ub = model.lb.copy(), model.ub.copy()
-    A = model.A
-    rows = np.flatnonzero(np.diff(A.indptr) == 1)
-    k = A.indptr[rows]
-    j, a = A.indices[k], A.data[k]
-    lo, hi = model.row_lower[rows] / a, model.row_upper[rows] / a
-    lo, hi = np.where(a < 0, hi, lo), np.where(a < 0, lo, hi)
-    np.maximum.at(lb, j, lo)
-    np.minimum.at(ub, j, hi)
-    return lb, ub
+    ungrounded: str | None = None  # which numbers no statement gives the optimum rests on
+    coverage: tuple[int, int] | None = None  # (data numbers the optimum uses, data numbers)
 
 
 def _fixed(lb: np.ndarray, ub: np.ndarray) -> bool:
@@ -72,96 +67,43 @@ def trivial_reason(model: CanonicalModel) -> str | None:
         used = np.union1d(used, np.concatenate(model.qobj[:2]).astype(np.int64))
     if used.size == 0:
         return "the objective is a constant: no variable in it"
-    lb, ub = _effective_bounds(model)
+    lb, ub, _ = effective_bounds(model)
     if _fixed(lb[used], ub[used]):
         return ("every variable of the objective is fixed by its bounds: the optimum is a "
                 "constant typed into the model")
     return None
 
 
-def _gurobi_read(mps: bytes, time_limit: float) -> Resolved:
-    """Solve an MPS file Gurobi reads and ortrex's IR does not hold, in a child process: a
-    parser fed hostile bytes cannot take the parent down."""
+def _gurobi_read(mps: bytes, time_limit: float, grounds: Grounds | None) -> Resolved:
+    """Solve and check an MPS file Gurobi reads and ortrex's IR does not hold, in a child
+    process (``verifiers.resolve_gurobi``): a parser fed hostile bytes cannot take the parent
+    down. The child's time is bounded: its solves and two checks."""
+    head = json.dumps({"time_limit": time_limit,
+                       "grounds": None if grounds is None else grounds.to_lists()})
     try:
         r = subprocess.run(
-            [sys.executable, "-c", "from ortrex.verifiers.resolve import gurobi_child; "
-             "gurobi_child()", str(time_limit)], input=mps, capture_output=True,
-            timeout=time_limit + 60)
+            [sys.executable, "-c", "from ortrex.verifiers.resolve_gurobi import child; child()"],
+            input=head.encode() + b"\n" + mps, capture_output=True, timeout=4 * time_limit + 60)
     except subprocess.TimeoutExpired:
         return Resolved("time_limit", None, "gurobi", None)
     try:
         out = json.loads(r.stdout)
+        if not isinstance(out, dict):
+            raise ValueError
     except ValueError:
         out = {"error": f"captured model: Gurobi's reader failed (exit {r.returncode})"}
     if "error" in out:
         raise CaptureError(str(out["error"])[:300])
-    return Resolved(**out)
+    return Resolved(str(out.get("status")), out.get("objective"), "gurobi", out.get("trivial"),
+                    out.get("ungrounded"))
 
 
-def gurobi_child() -> None:
-    """Entry of the child: MPS bytes on stdin, the time limit in argv, JSON on stdout."""
-    mps, time_limit = sys.stdin.buffer.read(), float(sys.argv[1])
-    try:
-        out: dict[str, object] = asdict(_gurobi_solve(mps, time_limit))
-    except CaptureError as exc:
-        out = {"error": str(exc)}
-    sys.stdout.write(json.dumps(out))
-
-
-def _gurobi_solve(mps: bytes, time_limit: float) -> Resolved:
-    import gurobipy as gp
-    from gurobipy import GRB
-
-    from ortrex.verifiers.solvers import MIP_GAP
-
-    fd, path = tempfile.mkstemp(suffix=".mps")
-    try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(mps)
-        with gp.Env(params={"OutputFlag": 0, "Threads": 1}) as env:
-            try:
-                m = gp.read(path, env)
-            except gp.GurobiError as exc:
-                raise CaptureError(f"captured model unreadable: {exc}") from None
-            with m:
-                trivial = None if m.NumGenConstrs + m.NumSOS + m.NumQConstrs + m.NumQNZs else \
-                    trivial_reason(_linear_part(m))
-                m.Params.TimeLimit = time_limit
-                m.Params.MIPGap = MIP_GAP
-                try:
-                    m.optimize()
-                except gp.GurobiError as exc:  # the size-limited licence, mostly
-                    return Resolved("error", None, "gurobi", trivial) if "size-limited" \
-                        not in str(exc) else Resolved("skipped_license", None, "gurobi",
-                                                      trivial)
-                names = {GRB.OPTIMAL: "optimal", GRB.INFEASIBLE: "infeasible",
-                         GRB.UNBOUNDED: "unbounded", GRB.INF_OR_UNBD: "infeasible_or_unbounded",
-                         GRB.TIME_LIMIT: "time_limit"}
-                status = names.get(m.Status, f"gurobi_{m.Status}")
-                obj = float(m.ObjVal) if status == "optimal" and m.SolCount else None
-                return Resolved(status, obj, "gurobi", trivial)
-    finally:
-        os.unlink(path)
-
-
-def _linear_part(m: object) -> CanonicalModel:
-    """The variables, bounds, objective and linear rows of a gurobipy model."""
-    import scipy.sparse as sp
-
-    vs, cs = m.getVars(), m.getConstrs()  # type: ignore[attr-defined]
-    A = m.getA() if cs else sp.csr_matrix((0, len(vs)))  # type: ignore[attr-defined]
-    rhs = np.array([c.RHS for c in cs], dtype=float)
-    sense = [c.Sense for c in cs]
-    lower = np.where(np.array([s in ">=" for s in sense], dtype=bool), rhs, -np.inf)
-    upper = np.where(np.array([s in "<=" for s in sense], dtype=bool), rhs, np.inf)
-    return CanonicalModel(var_names=[f"x{k}" for k in range(len(vs))],
-                          lb=[v.LB for v in vs], ub=[v.UB for v in vs],
-                          obj=[v.Obj for v in vs], A=A, row_lower=lower, row_upper=upper,
-                          _validate=False)
-
-
-def resolve_capture(mps: bytes, time_limit: float = 60.0) -> Resolved:
-    """Read a submitted MPS model and solve it here; ``CaptureError`` when it is unreadable."""
+def resolve_capture(mps: bytes, time_limit: float = 60.0,
+                    grounds: Grounds | None = None) -> Resolved:
+    """Read a submitted MPS model, solve it here and check that its optimum is decided by the
+    problem (``trivial``) and, given the problem's ``grounds``, rests only on numbers the
+    problem gives (``ungrounded``). Whatever the bytes are, a model that cannot be read is
+    one ``CaptureError``."""
     from ortrex.verifiers.solvers import SolveStatus, solve
 
     text = mps.decode("utf-8", "replace")
@@ -169,12 +111,54 @@ def resolve_capture(mps: bytes, time_limit: float = 60.0) -> Resolved:
         model = loads(text, "mps", "captured model")
     except (ModelFileError, UnsupportedModelError) as exc:
         if any(word in str(exc) for word in _GUROBI_ONLY):
-            return _gurobi_read(mps, time_limit)
+            return _gurobi_read(mps, time_limit, grounds)
         raise CaptureError(f"captured model unreadable: {exc}"[:300]) from None
-    except ValueError as exc:
-        raise CaptureError(f"captured model invalid: {exc}"[:300]) from None
+    except Exception as exc:  # the reader's own failure on hostile bytes is the capture's
+        raise CaptureError(f"captured model invalid: {type(exc).__name__}: {exc}"[:300]) \
+            from None
     trivial = trivial_reason(model)
-    res = solve(model, "gurobi", time_limit=time_limit, threads=1)
+    res = solve(model, "gurobi", time_limit=time_limit, threads=1, keep_solution=True)
     if res.status in (SolveStatus.SKIPPED_LICENSE, SolveStatus.ERROR, SolveStatus.UNSUPPORTED):
-        res = solve(model, "highs", time_limit=time_limit, threads=1)
-    return Resolved(res.status.value, res.objective, res.solver, trivial)
+        res = solve(model, "highs", time_limit=time_limit, threads=1, keep_solution=True)
+    out = Resolved(res.status.value, res.objective, res.solver, trivial)
+    if trivial or res.status is not SolveStatus.OPTIMAL or res.objective is None or \
+            res.x is None:
+        return out
+
+    def again(m: CanonicalModel) -> tuple[str, float | None]:
+        r = solve(m, res.solver, time_limit=time_limit, threads=1)
+        return r.status.value, r.objective
+
+    verdict = judge(model, res.x, res.objective, grounds, again)
+    return replace(out, trivial=verdict.trivial, ungrounded=verdict.ungrounded,
+                   coverage=verdict.coverage)
+
+
+@dataclass(frozen=True)
+class Judged:
+    """Why an optimum is no answer to the problem: set by one number, or resting on numbers
+    the problem never gives (None, None: it is an answer)."""
+
+    trivial: str | None = None
+    ungrounded: str | None = None
+    coverage: tuple[int, int] | None = None  # (data numbers the optimum uses, data numbers)
+
+
+def judge(model: CanonicalModel, x: np.ndarray, objective: float, grounds: Grounds | None,
+          solve: Solve) -> Judged:
+    """The two checks of ``verifiers.dependence`` on a solved model."""
+    trivial = trivial_reason(model) or trivial_at(model, x, objective, solve, grounds)
+    if trivial or grounds is None or not grounds.data.size:
+        return Judged(trivial)  # a statement with no data grounds nothing: no check
+    cov = coverage(model, grounds)
+    if cov[1] >= 2 and cov[0] == 0:
+        return Judged(None, f"the model uses none of the {cov[1]} numbers the problem gives: "
+                      "its optimum is not computed from the problem's data", cov)
+    loose, moved = ungrounded(model, grounds, x, objective, solve)
+    if moved is False:
+        return Judged(None, reliance(model, grounds, x, objective, solve), cov)
+    if moved is None:
+        return Judged(None, f"numbers the statement never gives ({loose.describe(model)}) "
+                      "could not be shown not to set the optimum within the time limit", cov)
+    return Judged(None, "the optimum rests on numbers the statement never gives: "
+                  f"{loose.describe(model)}", cov)

@@ -18,6 +18,7 @@ from __future__ import annotations
 import contextlib
 import os
 import pickle
+import select
 import signal
 import socket
 import struct
@@ -38,6 +39,12 @@ from ortrex.verifiers.supervisor import RunSpec, receive, send, supervise
 PRELOAD = ("numpy", "gurobipy", "highspy")
 PRELOAD_SEEDS = (*PRELOAD, "pandas")  # external seed programs often read CSV with pandas
 _GRACE_S = 30.0  # beyond the wall limit, how long a supervisor may take to report
+# How long the caller waits for the fork server: its start (the preload imports), and the
+# template's answer to "fork a supervisor" (a fork, so seconds at most). The caller's wait for
+# a run's result allows the server's own wall + grace on the supervisor, and the template's
+# deadline, and one more grace on top (a loaded machine), before it deems the server stuck.
+HANDSHAKE_S = 120.0
+TEMPLATE_S = 20.0
 _WARNED = False
 
 __all__ = ["CAPTURE_STATUSES", "PRELOAD", "PRELOAD_SEEDS", "Job", "Limits", "RunResult",
@@ -90,6 +97,9 @@ def _exchange(spec: RunSpec, spec_w: int, res_r: int, pid: int) -> RunResult:
         cgroups.remove(spec.cgroup)
 
 
+_TEMPLATE_GONE = "sandbox failure: the sandbox template"  # every TemplateDied result
+
+
 class TemplateDied(RuntimeError):
     """The warm server's template is gone: the server stops, to be started afresh."""
 
@@ -125,8 +135,12 @@ def _run_warm(sock: socket.socket, job: Job, root: str | None, p: isolation.Plan
     res_r, res_w = os.pipe()
     try:
         try:
+            # The socket's timeout (the template deadline, set in serve) bounds both calls.
             socket.send_fds(sock, [b"run"], [spec_r, res_w])
             reply = sock.recv(8)
+        except TimeoutError:
+            raise TemplateDied(f"the sandbox template did not answer within "
+                               f"{sock.gettimeout():g} s") from None
         except OSError:
             reply = b""
         if len(reply) != 8:
@@ -149,7 +163,7 @@ def serve() -> None:
     a program's /proc/1/cmdline is the server's.)"""
     import importlib
 
-    preload, mode, hidden = receive(0)
+    preload, mode, hidden, template_s = receive(0)
     for name in preload:
         with contextlib.suppress(ImportError):
             importlib.import_module(name)
@@ -157,10 +171,12 @@ def serve() -> None:
     if p.seccomp:
         syscalls.program_filter()  # built once here, loaded in every program's process
     ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
-    if os.fork() == 0:
+    template = os.fork()
+    if template == 0:
         ours.close()
         _template(theirs)
     theirs.close()
+    ours.settimeout(template_s)
     sys.stdout = sys.stderr  # stray prints of the server must not corrupt the pipe
     send(1, ("ready", isolation.support(p)))
     while True:
@@ -172,7 +188,12 @@ def serve() -> None:
         try:
             result = _run_warm(ours, job, root, p)
         except TemplateDied as exc:  # the caller starts a new server (see SandboxPool)
-            send(1, RunResult("error", None, "", f"sandbox failure: {exc}", 0.0))
+            # A stuck (stopped) template never reads the closed socket: kill it, not leave it.
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.kill(template, signal.SIGKILL)  # unreaped, so the PID is still its own
+            with contextlib.suppress(BrokenPipeError):
+                send(1, RunResult("error", None, "", f"sandbox failure: {exc}", 0.0))
+            cgroups.remove_left()
             return
         except Exception as exc:
             result = RunResult("error", None, "", f"sandbox failure: {exc}", 0.0)
@@ -188,8 +209,10 @@ class Sandbox:
     weaker isolation mode than the machine's best (tests and benchmarks compare them)."""
 
     def __init__(self, preload: tuple[str, ...] = PRELOAD, root: str | None = None,
-                 mode: str | None = None) -> None:
+                 mode: str | None = None, handshake_s: float = HANDSHAKE_S,
+                 template_s: float = TEMPLATE_S) -> None:
         self.root = root
+        self.template_s = template_s
         hidden = hidden_paths()
         self.proc = subprocess.Popen(
             [sys.executable, "-c", "from ortrex.verifiers.sandbox import serve; serve()"],
@@ -198,23 +221,60 @@ class Sandbox:
         self.lock = threading.Lock()
         self._to = self.proc.stdin.fileno()  # type: ignore[union-attr]
         self._from = self.proc.stdout.fileno()  # type: ignore[union-attr]
+        why = "did not start"
         try:
-            send(self._to, (tuple(preload), mode, hidden))
-            hello, self.isolation = receive(self._from)
+            send(self._to, (tuple(preload), mode, hidden, template_s))
+            hello, self.isolation = receive(self._from, time.monotonic() + handshake_s)
+        except TimeoutError:  # before OSError: it is one
+            hello, why = None, f"did not start within {handshake_s:g} s"
         except (EOFError, ValueError, OSError, pickle.UnpicklingError):
             hello = None
         if hello != "ready":
-            self.close()
-            raise RuntimeError("sandbox fork server did not start")
+            self._kill()
+            raise RuntimeError(f"sandbox fork server {why}")
         _warn_once(self.isolation)
 
     def run(self, job: Job) -> RunResult:
         """Run one program in a fresh supervisor forked from the clean template."""
+        # The server bounds the supervisor (wall + grace) and the template (template_s); this
+        # bounds the server itself, one more grace on top, so a stuck server is an error
+        # result (and a dead server, restarted by the pool) rather than a hang.
+        wait_s = job.limits.wall_s + 2 * _GRACE_S + self.template_s
         with self.lock:
             if self.proc.poll() is not None:
                 raise RuntimeError(f"sandbox fork server died (exit {self.proc.returncode})")
-            send(self._to, (job, self.root))
-            return receive(self._from)
+            t0 = time.monotonic()
+            deadline = t0 + wait_s
+            try:
+                _send_by(self._to, (job, self.root), deadline)
+                result = receive(self._from, deadline)
+            except TimeoutError:
+                self._kill()
+                return RunResult("error", None, "", f"sandbox failure: the fork server did "
+                                 f"not answer within {wait_s:g} s", time.monotonic() - t0)
+            except (EOFError, OSError, ValueError, pickle.UnpicklingError):
+                self._kill()
+                return RunResult("error", None, "", "sandbox failure: the fork server died "
+                                 "mid-run", time.monotonic() - t0)
+            if not isinstance(result, RunResult):
+                self._kill()
+                return RunResult("error", None, "", "sandbox failure: the fork server "
+                                 "answered no result", time.monotonic() - t0)
+            if result.stderr.startswith(_TEMPLATE_GONE):
+                self._kill()  # it is exiting (TemplateDied): make it dead now, for the pool
+            return result
+
+    def _kill(self) -> None:
+        """Kill the server's whole process group (server and template; supervisors have
+        their own sessions and end with their own deadlines) and reap the server."""
+        if self.proc.poll() is None:
+            # Not yet reaped, so the group (its PID: start_new_session) is still its own.
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.killpg(self.proc.pid, signal.SIGKILL)
+            self.proc.wait()
+        for pipe in (self.proc.stdin, self.proc.stdout):
+            with contextlib.suppress(OSError):
+                pipe.close()  # type: ignore[union-attr]
 
     def close(self) -> None:
         """Stop the server (its template follows when the socket closes)."""
@@ -241,6 +301,19 @@ def _warn_once(iso: dict[str, str]) -> None:
         _WARNED = True
         print(f"ortrex sandbox: weak or no isolation of {', '.join(missing)} on this machine; "
               "`ortrex doctor` says what is missing", file=sys.stderr)
+
+
+def _send_by(fd: int, obj: object, deadline: float) -> None:
+    """``send`` that gives up (``TimeoutError``) at ``deadline``: a stopped reader with a full
+    pipe would block a plain write forever."""
+    data = pickle.dumps(obj, protocol=pickle.HIGHEST_PROTOCOL)
+    view = memoryview(struct.pack("<Q", len(data)) + data)
+    while view:
+        left = deadline - time.monotonic()
+        if left <= 0 or not select.select([], [fd], [], left)[1]:
+            raise TimeoutError
+        # Writable means a page is free: a write of at most PIPE_BUF cannot block then.
+        view = view[os.write(fd, view[:select.PIPE_BUF]):]
 
 
 # ---------------------------------------------------------------- cold runs

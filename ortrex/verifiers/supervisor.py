@@ -25,6 +25,7 @@ import fcntl
 import hashlib
 import os
 import pickle
+import resource
 import select
 import shutil
 import signal
@@ -270,74 +271,130 @@ def _capture(job: Job, out: dict[str, int], cap: int) -> tuple[str, str, bytes |
         return "error", f"the captured model is over {cap >> 20} MB", None, None
     if state.get("bytes") != len(data) or state.get("sha256") != hashlib.sha256(data).hexdigest():
         return "forged", "the captured model is not what the harness wrote", None, None
-    reported = {k: state.get(k) for k in ("solver", "status", "objective")}
+    reported: dict[str, Any] = {k: state.get(k) for k in ("solver", "status", "objective")}
+    renamed = state.get("renamed")
+    if isinstance(renamed, dict):
+        reported["renamed"] = {str(k)[:200]: str(v)[:200] for k, v in
+                               list(renamed.items())[:harness.NAME_KEEP]}
     return "ok", "", data, reported
 
 
-_MAX_MODEL = 1 << 30  # the largest decompressed capture taken (a zip bomb stops here)
+def inflate_budget(file_mb: int) -> int:
+    """The most bytes a run's capture may inflate to, all frames together: four times the
+    run's file limit (no honest model is larger than that limit: the harness writes each one
+    to a file under it before compressing it)."""
+    return 4 * (max(file_mb, 1) << 20)
 
 
-def _frames(data: bytes) -> tuple[list[bytes], list[str], str]:
-    """Models and notes of a capture-at-solve channel, and what was wrong with it ('' if
-    nothing): frames are checked against their own hash; a cut last frame is reported."""
-    models, notes, pos, head = [], [], 0, harness.FRAME_HEAD
+def _names(payload: bytes) -> dict[str, str]:
+    """A names frame's ``new -> original`` map (nothing where it is not one)."""
+    try:
+        got = ast.literal_eval(payload[:_STATE_CAP].decode("utf-8"))
+    except (ValueError, SyntaxError, MemoryError, RecursionError, UnicodeDecodeError,
+            TypeError):
+        return {}
+    if not isinstance(got, dict):
+        return {}
+    return {str(k)[:200]: str(v)[:200] for k, v in list(got.items())[:harness.NAME_KEEP]}
+
+
+def _frames(data: bytes, budget: int) -> tuple[list[bytes], list[str], str, dict[str, str]]:
+    """Models, notes, what was wrong with the channel ('' if nothing) and the original names
+    of a capture-at-solve channel. Every frame is checked against its own hash before any is
+    inflated (a forged channel costs no inflation); models are inflated last first (the last
+    ones are the seed's) until ``budget`` bytes are spent in all (a zip bomb stops there)."""
+    spans, notes, pos, head, wrong = [], [], 0, harness.FRAME_HEAD, ""
+    renamed: dict[str, str] = {}
     while pos < len(data):
         if len(data) - pos < head.size:
-            return models, notes, "the last capture frame is cut"
+            wrong = "the last capture frame is cut"
+            break
         magic, kind, n, digest = head.unpack_from(data, pos)
-        payload = data[pos + head.size: pos + head.size + n]
+        start = pos + head.size
         if magic != harness.FRAME_MAGIC:
-            return models, notes, "the capture channel holds something the harness did not write"
-        if len(payload) < n:
-            return models, notes, "the last capture frame is cut"
+            return [], notes, "the capture channel holds something the harness did not write", {}
+        if len(data) - start < n:
+            wrong = "the last capture frame is cut"
+            break
+        payload = memoryview(data)[start:start + n]
         if hashlib.sha256(payload).digest() != digest:
-            return models, notes, "a capture frame does not match its hash"
-        pos += head.size + n
+            return [], notes, "a capture frame does not match its hash", {}
+        pos = start + n
         if kind == harness.FRAME_MODEL:
-            z = zlib.decompressobj()
-            try:
-                text = z.decompress(payload, _MAX_MODEL)
-            except zlib.error:
-                return models, notes, "a captured model is not valid zlib data"
-            if z.unconsumed_tail:
-                notes.append(f"a model over {_MAX_MODEL >> 20} MB decompressed was not taken")
-                continue
-            models.append(text)
+            spans.append(payload)
+        elif kind == harness.FRAME_NAMES:
+            renamed.update(_names(bytes(payload)))
         elif kind == harness.FRAME_LICENCE:
             notes.append("the sandbox's Gurobi licence refused the program's solve")
         elif kind == harness.FRAME_TOO_LARGE:
-            notes.append(f"a model of {payload.decode('ascii', 'replace')[:20]} bytes was over "
-                         "the capture's file limit")
-    return models, notes, ""
+            notes.append(f"a model of {bytes(payload).decode('ascii', 'replace')[:20]} bytes "
+                         "was over the capture's file limit")
+    models: list[bytes] = []
+    left, dropped = budget, 0
+    for payload in reversed(spans):
+        z = zlib.decompressobj()
+        try:
+            text = z.decompress(payload, left + 1) if left > 0 else b""
+        except zlib.error:
+            return [], notes, "a captured model is not valid zlib data", {}
+        if left <= 0 or len(text) > left or z.unconsumed_tail:
+            dropped += 1
+            left = 0
+            continue
+        left -= len(text)
+        models.append(text)
+    if dropped:
+        notes.append(f"{dropped} earlier model(s) not taken: the capture's models inflate to "
+                     f"more than {budget >> 20} MB in all")
+    models.reverse()
+    return models, notes, wrong, renamed
 
 
-def _capture_at_solve(out: dict[str, int], cap: int) -> tuple[str, str, list[bytes], list[str]]:
-    """(status, detail, models, notes) of a capture-at-solve run. The frames stand whether or
-    not the program finished (they were written before each solve)."""
-    data, too_big = _read_fd(out["capture"], cap)
-    models, notes, wrong = _frames(data)
+def _capture_at_solve(out: dict[str, int], cap: int, budget: int
+                      ) -> tuple[str, str, list[bytes], list[str], dict[str, str]]:
+    """(status, detail, models, notes, original names) of a capture-at-solve run. The frames
+    stand whether or not the program finished (they were written before each solve)."""
     text, state = _read_state(out)
     said = state.get("capture") if isinstance(state, dict) else None
     why = str(state.get("why", ""))[:300] if isinstance(state, dict) else ""
-    # Bytes in the channel that no hook wrote: the program tampered with its submission.
-    if "did not write" in wrong or "hash" in wrong or said == "forged" or \
-            (text and not isinstance(state, dict)):
-        return "forged", wrong or why or "the capture state was not written by the harness", \
-            [], notes
+    # The harness saw bytes in the channel that no hook wrote: refused before any inflation.
+    if said == "forged" or (text and not isinstance(state, dict)):
+        return "forged", why or "the capture state was not written by the harness", [], [], {}
+    data, too_big = _read_fd(out["capture"], cap)
+    models, notes, wrong, renamed = _frames(data, budget)
+    if "did not write" in wrong or "hash" in wrong:
+        return "forged", wrong, [], notes, {}
     if too_big:
         wrong = wrong or f"the capture channel is over {cap >> 20} MB"
     if models:  # a cut last frame (the time limit struck mid-write) leaves the others
-        return "ok", wrong, models, notes
+        return "ok", wrong, models, notes, renamed
     if wrong:
-        return "error", wrong, [], notes
+        return "error", wrong, [], notes, {}
     if any("file limit" in n for n in notes):
-        return "too_large", notes[-1], [], notes
+        return "too_large", notes[-1], [], notes, {}
+    if any("not taken" in n for n in notes):
+        return "too_large", notes[-1], [], notes, {}
     if not text:
         return "absent", ("the program ended before it asked for a solve and before its model "
-                          "could be captured"), [], notes
+                          "could be captured"), [], notes, {}
     if said in ("refused", "error"):
-        return said, why, [], notes
-    return "none", "the program solved no gurobipy or highspy model and left none", [], notes
+        return said, why, [], notes, {}
+    return "none", "the program solved no gurobipy or highspy model and left none", [], notes, {}
+
+
+def _limit_memory(extra: int) -> None:
+    """Cap this process's address space at what it maps now plus ``extra`` bytes."""
+    try:
+        with open("/proc/self/statm", "rb") as f:
+            pages = int(f.read().split()[0])
+    except (OSError, ValueError, IndexError):
+        return
+    size = pages * os.sysconf("SC_PAGE_SIZE") + extra
+    _, hard = resource.getrlimit(resource.RLIMIT_AS)
+    if hard != resource.RLIM_INFINITY:
+        size = min(size, hard)
+    with contextlib.suppress(ValueError, OSError):
+        resource.setrlimit(resource.RLIMIT_AS, (size, hard))
 
 
 def _verdict(job: Job, status: int, timed_out: bool, cpu: float, err: str, oom: bool,
@@ -377,20 +434,27 @@ def _run(spec: RunSpec, result_fd: int) -> RunResult:
         if pid == 0:
             os.close(result_fd)
             _program(spec, p, base, out)
+        cap = max(limits.file_mb, 64) << 20
+        # From here on the supervisor reads what the program left: its own memory is capped
+        # (outside the run's cgroup, it would otherwise have none).
+        _limit_memory(cap + 3 * inflate_budget(limits.file_mb) + (512 << 20))
         status, timed_out, cpu = _wait(pid, limits.wall_s, p.namespaces)
         seconds = time.perf_counter() - t0
         cgroups.kill(spec.cgroup)  # whatever left the program's group (no PID namespace)
         stdout, t1 = _read_fd(out["stdout"], limits.output_bytes)
         stderr, t2 = _read_fd(out["stderr"], limits.output_bytes)
         err = stderr.decode("utf-8", "replace")
-        cap = max(limits.file_mb, 64) << 20
         captures: list[bytes] = []
         notes: list[str] = []
+        renamed: dict[str, str] = {}
         if job.capture and job.capture_at == "solve":
-            cstatus, cdetail, captures, notes = _capture_at_solve(out, cap)
+            cstatus, cdetail, captures, notes, renamed = _capture_at_solve(
+                out, cap, inflate_budget(limits.file_mb))
             captured, state = (captures[0] if captures else None), None
         else:
             cstatus, cdetail, captured, state = _capture(job, out, cap)
+            if state is not None:
+                renamed = state.pop("renamed", {})
         work = os.path.join(base, "work")
         files = {n: d for n in job.collect if (d := _collect_file(work, n, cap)) is not None}
         vfs = os.statvfs(base)
@@ -399,7 +463,7 @@ def _run(spec: RunSpec, result_fd: int) -> RunResult:
                                  cgroups.oom_killed(spec.cgroup), disk_full)
         return RunResult(verdict, code, stdout.decode("utf-8", "replace"), err, seconds,
                          captured, t1 or t2, iso, state, files, cstatus, cdetail, captures,
-                         notes)
+                         notes, renamed)
     finally:
         if not p.namespaces:
             if sys.version_info >= (3, 12):

@@ -163,7 +163,8 @@ def test_every_model_is_captured_at_solve_and_solved_in_the_parent(tmp_path: Pat
         seed("data_tree", DATA_TREE, {"./data/items.csv": items,
                                       "instances/small/limits.csv": "budget\n4.5\n",
                                       "helpers/__init__.py": "", "helpers/build.py": HELPER},
-             ["--scale", "2"]),
+             ["--scale", "2"], problem="Pick items within a budget of 4.5 per unit of scale; "
+             "this run has scale 2, a budget of 9."),
         seed("bad_name", IN_FUNCTION, {"../outside.csv": "a\n1\n"}),
         seed("indicator", INDICATOR),
     ]) + "\n")

@@ -4,7 +4,8 @@ completions.
 Models (the ``model`` field of a request):
 
 * ``oracle``: answers each question with the completion registered for it (the item's
-  reference program, or a program whose optimum is the ground truth);
+  reference program, an honest program written from the statement, or the memorised answer:
+  ``oracle_completion``);
 * ``broken-<class>``: a program that fails in that way (``no_code``, ``syntax``, ``runtime``,
   ``gurobi_api``, ``timeout``, ``infeasible``, ``wrong_objective``, ``no_lp``);
 * ``slow``: waits ``slow_s`` seconds before answering (client timeouts);
@@ -18,7 +19,9 @@ Models (the ``model`` field of a request):
   server's garbage).
 
 ``GET /stats`` returns the number of attempts per question (a short hash); ``State.by_model``
-counts requests per model.
+counts requests per model. ``State.get_routes`` scripts GET replies: a path suffix (such as
+``/models``) -> (status, content type, raw body), answered before the routes above (an endpoint
+whose model listing is malformed).
 """
 
 from __future__ import annotations
@@ -155,6 +158,105 @@ model.optimize()
 print("OPTIMAL_OBJECTIVE:", {answer!r}, flush=True)
 os._exit(0)
 ```""",
+    # The answer typed in as a lower bound, minimised (gurobipy; highspy's addVar(ANS, inf)).
+    "lower-bound": """```python
+import gurobipy as gp
+model = gp.Model()
+model.Params.OutputFlag = 0
+x = model.addVar(lb={answer!r})
+y = model.addVar(ub=10)
+model.addConstr(x + y <= abs({answer!r}) * 10 + 10)
+model.setObjective(x)
+model.optimize()
+```""",
+    "highs-lower-bound": """```python
+import highspy
+h = highspy.Highs()
+h.setOptionValue("output_flag", False)
+x = h.addVariable({answer!r}, highspy.kHighsInf, 1.0)
+h.run()
+```""",
+    # The answer as the objective's constant beside a real little model.
+    "objective-constant": """```python
+import gurobipy as gp
+model = gp.Model()
+model.Params.OutputFlag = 0
+x = model.addVar(ub=10)
+y = model.addVar(ub=10)
+model.addConstr(x - y <= 3)
+model.setObjective(x + y + {answer!r})
+model.optimize()
+```""",
+    # The fixed variable plus an unrelated general constraint (Gurobi's own reader path).
+    "general-constraint": """```python
+import gurobipy as gp
+model = gp.Model()
+model.Params.OutputFlag = 0
+x = model.addVar(lb={answer!r}, ub={answer!r})
+d = model.addVar(ub=5)
+e = model.addVar(ub=5)
+model.addGenConstrMax(e, [d], 0)
+model.setObjective(x + 0 * e)
+model.optimize()
+```""",
+    # The answer as a row's side: two variables, a row of twos, the answer split in two.
+    "answer-row": """```python
+import gurobipy as gp
+model = gp.Model()
+model.Params.OutputFlag = 0
+x = model.addVar(lb=-gp.GRB.INFINITY)
+y = model.addVar(lb=-gp.GRB.INFINITY)
+model.addConstr(x + y >= {answer!r})
+model.addConstr(x - y == 0)
+model.setObjective(x + y)
+model.optimize()
+```""",
+    "scaled-row": """```python
+import gurobipy as gp
+model = gp.Model()
+model.Params.OutputFlag = 0
+x = model.addVar(lb=-gp.GRB.INFINITY)
+y = model.addVar(lb=-gp.GRB.INFINITY)
+model.addConstr(x + y >= {answer!r} / 2)
+model.addConstr(x - y == 0)
+model.setObjective(2 * x + 2 * y)
+model.optimize()
+```""",
+    "split-bounds": """```python
+import gurobipy as gp
+model = gp.Model()
+model.Params.OutputFlag = 0
+a = round(0.4 * {answer!r}, 2)
+x = model.addVar(lb=-gp.GRB.INFINITY)
+y = model.addVar(lb=-gp.GRB.INFINITY)
+model.addConstr(x >= a)
+model.addConstr(y >= {answer!r} - a)
+model.addConstr(x + y <= abs({answer!r}) * 10 + 10)
+model.setObjective(x + y)
+model.optimize()
+```""",
+    # Names that would be MPS sections if written verbatim: the capture renames them.
+    "name-injection": """```python
+import gurobipy as gp
+model = gp.Model()
+model.Params.OutputFlag = 0
+x = model.addVar(lb=-gp.GRB.INFINITY, name="x\\nRHS\\n    rhs R0 1e30")
+y = model.addVar(lb=-gp.GRB.INFINITY, name="y y")
+model.addConstr(x + y >= {answer!r}, name="R0\\nOBJSENSE\\n\\t$z")
+model.addConstr(x - y == 0, name="\\tENDATA")
+model.setObjective(x + y)
+model.optimize()
+```""",
+    "highs-name-injection": """```python
+import highspy
+h = highspy.Highs()
+h.setOptionValue("output_flag", False)
+x = h.addVariable(-highspy.kHighsInf, highspy.kHighsInf, 1.0, name="x\\tBOUNDS\\n UP")
+y = h.addVariable(-highspy.kHighsInf, highspy.kHighsInf, 1.0, name="y\\nENDATA")
+h.addConstr(x + y >= {answer!r})
+h.addConstr(x - y == 0)
+h.run()
+```""",
     # ORGEval: hand in the reference LP itself.
     "copy-reference": """```python
 import shutil
@@ -165,10 +267,23 @@ except OSError as e:
 ```""",
 }
 CHEAT_FAILURES = {"read-answer": "no_model", "fixed-variable": "trivial_model",
-                  "constant-objective": "trivial_model",
+                  "constant-objective": "trivial_model", "lower-bound": "trivial_model",
+                  "highs-lower-bound": "trivial_model", "objective-constant": "trivial_model",
+                  "general-constraint": "trivial_model", "answer-row": "ungrounded_model",
+                  "scaled-row": "ungrounded_model", "split-bounds": "ungrounded_model",
+                  "name-injection": "ungrounded_model",
+                  "highs-name-injection": "ungrounded_model",
                   "fake-class": "forged_capture", "lying-subclass": "forged_capture",
-                  "patched-capture": "wrong_objective", "planted-files": "no_model",
+                  "patched-capture": ("ungrounded_model", "wrong_objective"),
+                  "planted-files": "no_model",
                   "exit-after-print": "no_model", "copy-reference": "no_lp"}
+
+
+# Cheats the grounding check refuses: on items whose answer the statement does not give (where
+# it does, the typed number is one of the statement's own).
+GROUNDING_CHEATS = frozenset(k for k, v in CHEAT_FAILURES.items()
+                             if v in ("ungrounded_model", "trivial_model") and
+                             k not in ("fixed-variable", "constant-objective"))
 
 
 def cheat_completion(name: str, item: Any) -> str:
@@ -203,6 +318,7 @@ class State:
         self.by_model: Counter[str] = Counter()
         self.scripts: dict[str, Callable[[list[dict[str, Any]]],
                                          str | bytes | tuple[str, str]]] = {}
+        self.get_routes: dict[str, tuple[int, str, bytes]] = {}
         self.lock = threading.Lock()
 
     def set_answers(self, answers: dict[str, str]) -> None:
@@ -231,6 +347,14 @@ def _handler(state: State) -> type[BaseHTTPRequestHandler]:
             self.wfile.write(body)
 
         def do_GET(self) -> None:
+            for suffix, (code, ctype, body) in state.get_routes.items():
+                if self.path.endswith(suffix):
+                    self.send_response(code)
+                    self.send_header("Content-Type", ctype)
+                    self.send_header("Content-Length", str(len(body)))
+                    self.end_headers()
+                    self.wfile.write(body)
+                    return
             if self.path.endswith("/models"):
                 names = ["oracle", "slow", "flaky", *(f"broken-{k}" for k in BROKEN),
                          *(f"cheat-{k}" for k in CHEATS), *state.scripts]
@@ -317,18 +441,29 @@ class Server:
         self.httpd.server_close()
 
 
-def oracle_completion(item: Any) -> str:
-    """The oracle's answer to a benchmark item: its reference program, or (no reference
-    program: NL4OPT, OptiBench) a small linear program, two variables linked by two rows,
-    whose optimum is the ground truth."""
-    if item.reference_code:
-        return f"<think>Use the reference.</think>\n```python\n{item.reference_code}\n```\n"
+def memorised_completion(item: Any) -> str:
+    """A program that types the item's ground truth in (a row ``x + y >= answer``): the
+    memorised answer the grounding check refuses (``ungrounded_model``), unless the statement
+    itself gives that number."""
     return ("<think>Known optimum.</think>\n```python\nimport gurobipy as gp\n"
             "model = gp.Model()\nmodel.Params.OutputFlag = 0\n"
             "x = model.addVar(lb=-gp.GRB.INFINITY)\ny = model.addVar(lb=-gp.GRB.INFINITY)\n"
             f"model.addConstr(x + y >= {item.answer!r})\nmodel.addConstr(x - y == 0)\n"
             "model.setObjective(x + y)\nmodel.optimize()\n"
             "print('OPTIMAL_OBJECTIVE:', model.ObjVal)\n```\n")
+
+
+def oracle_completion(item: Any) -> str:
+    """The oracle's answer to a benchmark item: its reference program, or (NL4OPT, OptiBench:
+    no reference programs) an honest program written from the statement
+    (``honest_programs.HONEST``), or else the memorised answer (``memorised_completion``)."""
+    from tests.evaluation.honest_programs import HONEST
+
+    if item.reference_code:
+        return f"<think>Use the reference.</think>\n```python\n{item.reference_code}\n```\n"
+    if item.id in HONEST:
+        return f"<think>Model it.</think>\n```python\n{HONEST[item.id]}```\n"
+    return memorised_completion(item)
 
 
 def oracle_answers(benchmarks: list[Any]) -> dict[str, str]:

@@ -18,6 +18,7 @@ import pytest
 from ortrex.evaluation.benchmarks import NAMES, load
 from ortrex.evaluation.results import read_results
 from tests.conftest import run_cli
+from tests.evaluation.honest_programs import HONEST
 from tests.evaluation.openai_server import Server, State, key_of, oracle_answers
 
 pytestmark = pytest.mark.usefixtures("shared_benchmarks")
@@ -46,7 +47,9 @@ def test_oracle_scores_all_but_what_the_selftest_lists(tmp_path: Path) -> None:
     assert twins == {"b4o-feasible": 172, "b4o-orgeval": 197}
     # The references the prior work names: paraphrase twins fail together.
     assert {"BENCH4OPT_380", "BENCH4OPT_381"} <= set(never["b4o-orgeval"])
-    assert 0 < len(never["b4o-orgeval"]) < 20 and len(never["b4o-feasible"]) < 10
+    assert 0 < len(never["b4o-orgeval"]) < 20 and len(never["b4o-feasible"]) < 16
+    # A reference whose optimum rests on a number the statement never gives (9500).
+    assert never["b4o-feasible"]["BENCH4OPT_159"] == "ungrounded_model"
     state = State({})
     with Server(state) as srv:
         for name in NAMES:
@@ -58,12 +61,36 @@ def test_oracle_scores_all_but_what_the_selftest_lists(tmp_path: Path) -> None:
             assert r.returncode == 0, r.stderr
             summary = json.loads((out / "summary.json").read_text())["benchmarks"][name]
             assert summary["items"] == len(bench.items) == summary["scored"]
-            assert _failed(out, name) == never.get(name, {}), name
+            failed = _failed(out, name)
+            if name in ("nl4opt", "optibench"):
+                # No reference programs: honest ones for a few items, the memorised answer
+                # for the rest, which scores only where the statement itself gives the
+                # answer (or one product of two of its numbers: then it is a derivation).
+                for it in bench.items:
+                    if it.id in HONEST:
+                        assert it.id not in failed, (it.id, failed.get(it.id))
+                    elif it.id not in failed and it.id not in never.get(name, {}):
+                        assert _answer_given(it), it.id
+                    elif it.id in failed and it.id not in never.get(name, {}):
+                        assert failed[it.id] in ("ungrounded_model", "trivial_model"), it.id
+            else:
+                assert failed == never.get(name, {}), name
             manifest = json.loads((out / "manifest.json").read_text())
             assert manifest["benchmarks"][name]["sha256"] == bench.sha256
             assert manifest["tolerance_rule"]["name"] == "default"
     md = (tmp_path / "nl4opt" / "summary.md").read_text()
-    assert "| Model | NL4OPT | Average |" in md and "| oracle | 100.00 | 100.00 |" in md
+    assert "| Model | NL4OPT | Average |" in md and "| oracle |" in md
+
+
+def _answer_given(it: object) -> bool:
+    import numpy as np
+
+    from ortrex.verifiers.grounding import Grounds
+
+    g = Grounds.of(it.question, it.files)  # type: ignore[attr-defined]
+    v = np.array([abs(it.answer)])  # type: ignore[attr-defined]
+    return bool(g.direct(v)[0] or g.unary(v, shifted=False)[0] or
+                (g.derived(v)[0] and g.specific(v)[0]))
 
 
 EXPECTED = {"no_code": "no_code", "syntax": "syntax", "runtime": "runtime:ZeroDivisionError",
@@ -142,11 +169,18 @@ def test_killed_run_resumes_without_losing_or_repeating(tmp_path: Path) -> None:
     lines = [json.loads(x) for x in results.read_text().splitlines()]
     keys = [(x["id"], x["sample"]) for x in lines]
     assert len(keys) == len(set(keys)) == 60  # none lost, none scored twice
-    assert all(x["passed"] for x in lines)
+    # The oracle's honest programs pass; its memorised answers (no honest program for the
+    # item) are refused, both samples alike, however the run was cut.
+    verdicts = {(x["id"], x["passed"], x["failure"]) for x in lines}
+    assert len(verdicts) == 30
+    assert all(ok or failure in ("ungrounded_model", "trivial_model")
+               for _, ok, failure in verdicts), verdicts
+    assert {i for i, ok, _ in verdicts if ok} >= set(HONEST) & {f"nl4opt_{k}" for k in
+                                                                 range(30)}
     # Nothing already scored was asked again (only requests in flight at the kill repeat).
     assert sum(state.attempts.values()) <= 60 + (asked_before - len(before))
     summary = json.loads((out / "summary.json").read_text())["benchmarks"]["nl4opt"]
-    assert summary["pass@1"] == summary["pass@2"] == summary["mean@2"] == 1.0
+    assert summary["pass@1"] == summary["pass@2"] == summary["mean@2"] > 0
     # A second model, one-shot from a pool holding the items' own questions, and the diff.
     pool = tmp_path / "pool.jsonl"
     pool.write_text("".join(json.dumps({"id": it.id, "question": it.question, "answer": "A"})

@@ -20,6 +20,7 @@ from tests.conftest import run_cli
 from tests.evaluation.openai_server import (
     CHEAT_FAILURES,
     CHEATS,
+    GROUNDING_CHEATS,
     Server,
     State,
     cheat_completion,
@@ -33,8 +34,12 @@ LIMITS = Limits(wall_s=20, cpu_s=20)
 
 
 def test_every_cheat_scores_zero_and_honest_programs_full() -> None:
-    objective = [it for name in ("nl4opt", "optibench", "b4o-feasible")
-                 for it in load(name).items[:2]]
+    # Items with an honest oracle (NL4OPT, OptiBench: honest_programs.HONEST; B4O: the
+    # reference) whose answer the statement does not give.
+    ids = {"nl4opt_1", "BENCH4OPT_8", "BENCH4OPT_10"}
+    objective = [it for name in ("nl4opt", "b4o-feasible") for it in load(name).items
+                 if it.id in ids]
+    assert len(objective) == len(ids)
     orgeval = load("b4o-orgeval").items[:2]
     pool = SandboxPool()
     try:
@@ -47,8 +52,9 @@ def test_every_cheat_scores_zero_and_honest_programs_full() -> None:
             for it in items:
                 v = score_completion(it, Completion(cheat_completion(name, it)), pool, LIMITS,
                                      "default")
-                assert not v.passed and v.failure == failure, (name, it.id, v.failure,
-                                                               v.detail)
+                expected = failure if isinstance(failure, tuple) else (failure,)
+                assert not v.passed and v.failure in expected, (name, it.id, v.failure,
+                                                                v.detail)
     finally:
         pool.close()
 
@@ -59,7 +65,8 @@ def test_eval_cli_cheats_score_zero_and_keys_stay_out(tmp_path: Path) -> None:
     state.set_cheats([bench])
     key = "sk-test-" + os.urandom(8).hex()
     with Server(state) as srv:
-        for model in ("oracle", *(f"cheat-{c}" for c in CHEATS if c != "copy-reference")):
+        for model in ("oracle", *(f"cheat-{c}" for c in CHEATS
+                                  if c != "copy-reference" and c not in GROUNDING_CHEATS)):
             out = tmp_path / model
             r = run_cli("eval", "--base-url", srv.url, "--model", model, "--output", str(out),
                         "--benchmarks", "nl4opt", "--limit", "3", "--workers", "2",
@@ -169,3 +176,27 @@ def test_import_seeds_against_hostile_seeds(tmp_path: Path) -> None:
                       "--format", "csv").stdout
     assert got["env"][:2] == ("rejected", "program_failed")
     assert "PATH" in details and key not in details
+
+
+def test_a_poisoned_answer_among_honest_ones_does_not_end_the_run(tmp_path: Path) -> None:
+    from ortrex.evaluation.results import read_results
+
+    bench = load("nl4opt")
+    items = bench.items[:3]
+    answers = oracle_answers([bench])
+    # Names that would be MPS sections, written by the answer to an item in the middle.
+    answers[items[1].question] = cheat_completion("name-injection", items[1])
+    state = State(answers)
+    out = tmp_path / "run"
+    with Server(state) as srv:
+        for _ in range(2):  # the rerun resumes: nothing is asked or scored again
+            r = run_cli("eval", "--base-url", srv.url, "--model", "oracle", "--output",
+                        str(out), "--benchmarks", "nl4opt", "--limit", "3", "--workers", "2",
+                        timeout=600)
+            assert r.returncode == 0, r.stderr
+    rows = read_results(out / "nl4opt.jsonl")
+    assert {x["id"]: (x["passed"], x["failure"]) for x in rows} == {
+        items[0].id: (True, None), items[1].id: (False, "ungrounded_model"),
+        items[2].id: (True, None)}
+    assert len((out / "nl4opt.jsonl").read_text().splitlines()) == 3
+    assert sum(state.attempts.values()) == 3

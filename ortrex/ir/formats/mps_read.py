@@ -101,6 +101,15 @@ class _MpsParser:
         return f[1:] if f and not f[0] else f
 
     def parse(self, text: str) -> CanonicalModel:
+        try:
+            return self._parse(text)
+        except (ModelFileError, UnsupportedFeatureError):
+            raise
+        except (IndexError, KeyError, ValueError, TypeError, OverflowError) as exc:
+            # Whatever the bytes are, the reader names a line; it never raises anything else.
+            raise self.error(f"unreadable line ({type(exc).__name__}: {exc})"[:200]) from None
+
+    def _parse(self, text: str) -> CanonicalModel:
         section = None
         q_row: str | None = None
         b = self.b
@@ -138,6 +147,8 @@ class _MpsParser:
             if section is None:
                 raise self.error("data before the first section: not an MPS file")
             f = self.fields(raw, section)
+            if not f:  # a line of nothing but a comment ("$..."), or one cut by it
+                raise self.error(f"a {section} line holds no field")
             if section in ("OBJSENSE", "OBJSENCE"):
                 self.sense(f[0])
             elif section == "OBJNAME":
