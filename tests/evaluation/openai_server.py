@@ -45,9 +45,17 @@ BROKEN = {
     "infeasible": "```python\nimport gurobipy as gp\nmodel = gp.Model()\n"
                   "model.Params.OutputFlag = 0\nx = model.addVar(lb=0, ub=1)\n"
                   "model.addConstr(x >= 2)\nmodel.setObjective(x)\nmodel.optimize()\n```",
-    "wrong_objective": "```python\nimport gurobipy as gp\nmodel = gp.Model()\n"
-                       "model.Params.OutputFlag = 0\nx = model.addVar()\ny = model.addVar()\n"
-                       "model.addConstr(x + 2 * y <= 12345.5)\n"
+    # A model built from the item's data (so grounded) that answers the wrong question.
+    "wrong_objective": "```python\nimport json\nimport gurobipy as gp\n"
+                       "def nums(v):\n    if isinstance(v, dict):\n        v = list(v.values())\n"
+                       "    if isinstance(v, list):\n        for u in v:\n"
+                       "            yield from nums(u)\n"
+                       "    elif isinstance(v, (int, float)) and not isinstance(v, bool) "
+                       "and v > 0:\n        yield float(v)\n"
+                       "a, b = list(nums(json.load(open('data.json'))))[:2]\n"
+                       "model = gp.Model()\nmodel.Params.OutputFlag = 0\n"
+                       "x = model.addVar(ub=a)\ny = model.addVar(ub=b)\n"
+                       "model.addConstr(x + y <= a + b)\n"
                        "model.setObjective(x + y, gp.GRB.MAXIMIZE)\nmodel.optimize()\n"
                        "print('OPTIMAL_OBJECTIVE:', model.ObjVal)\n```",
     "no_lp": "```python\nimport json\ndata = json.load(open('data.json'))\nprint('done')\n```",

@@ -76,13 +76,20 @@ def test_writing_to_the_channel_is_forgery(box: Sandbox) -> None:
 def test_frames_are_checked() -> None:
     good = harness.frame(harness.FRAME_MODEL, zlib.compress(b"NAME a\nENDATA\n"))
     lic = harness.frame(harness.FRAME_LICENCE, b"")
-    models, notes, wrong = _frames(good + lic + good)
+    budget = 4 << 20
+    models, notes, wrong, _ = _frames(good + lic + good, budget)
     assert models == [b"NAME a\nENDATA\n"] * 2 and len(notes) == 1 and not wrong
-    models, _, wrong = _frames(good + good[:-3])
+    models, _, wrong, _ = _frames(good + good[:-3], budget)
     assert len(models) == 1 and "cut" in wrong
     bad = bytearray(good)
     bad[-1] ^= 1
-    assert "hash" in _frames(bytes(bad))[2]
-    assert "did not write" in _frames(b"x" * 60)[2]
+    assert "hash" in _frames(bytes(bad), budget)[2]
+    assert "did not write" in _frames(b"x" * 60, budget)[2]
     bomb = harness.frame(harness.FRAME_MODEL, zlib.compress(b"\0" * (1 << 20)))
-    assert _frames(bomb)[0] == [b"\0" * (1 << 20)]  # under the cap: taken whole
+    assert _frames(bomb, budget)[0] == [b"\0" * (1 << 20)]  # under the budget: taken whole
+    # Five 1 MB bombs against a 4 MB budget: the last four are taken, the first is not
+    # inflated past what is left, and a note says so.
+    models, notes, _, _ = _frames(bomb * 5, budget)
+    assert len(models) == 4 and any("not taken" in n for n in notes)
+    # A frame whose hash does not match stops everything before any inflation.
+    assert _frames(bomb * 5 + bytes(bad), budget)[0] == []
