@@ -106,6 +106,8 @@ def resolve_capture(mps: bytes, time_limit: float = 60.0,
     one ``CaptureError``."""
     from ortrex.verifiers.solvers import SolveStatus, solve
 
+    if grounds is not None and not grounds.data.size:
+        grounds = None  # a statement with no data grounds nothing, on either solver's path
     text = mps.decode("utf-8", "replace")
     try:
         model = loads(text, "mps", "captured model")
