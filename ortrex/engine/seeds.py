@@ -385,9 +385,13 @@ def process_seed(seed: Seed, wall_s: float = 60.0, solve_s: float = 30.0,
         reason = None if outcome.accepted else (
             outcome.rejection.reason if outcome.rejection else "rejected")
         detail = outcome.rejection.detail if outcome.rejection else None
-        if outcome.accepted:  # an optimum set by one number, or by numbers no one stated
-            reason, detail = _grounding(model, outcome, grounds, limit)
-            if reason:
+        # An optimum set by one number, or by numbers no one stated, is named so, also where
+        # the degenerate filter saw a constant objective or no active row first.
+        if outcome.accepted or (reason == "degenerate" and any(
+                r.status is SolveStatus.OPTIMAL for r in outcome.results)):
+            why, what = _grounding(model, outcome, grounds, limit)
+            if why:
+                reason, detail = why, what
                 outcome = replace(outcome, accepted=False)
         last = (outcome.accepted, reason, detail, outcome.objective)
         verdicts.append({"model": k + 1, "id": iid, "status": "accepted" if outcome.accepted

@@ -164,10 +164,8 @@ def _solve(m: Any, time_limit: float) -> tuple[str, float | None, np.ndarray | N
     return status, float(m.ObjVal), np.array(m.getAttr("X", m.getVars()), dtype=float)
 
 
-def _moves(m: Any, picks: list[Entry], objective: float, time_limit: float) -> bool | None:
-    """Whether loosening ``picks`` on a copy of ``m`` moves its optimum (None: undecided)."""
-    from ortrex.verifiers.solvers import objectives_agree
-
+def _loosened(m: Any, picks: list[Entry], time_limit: float) -> tuple[str, float | None]:
+    """(status, optimum) of a copy of ``m`` with ``picks`` loosened."""
     c = m.copy()
     try:
         done: set[int] = set()
@@ -184,7 +182,27 @@ def _moves(m: Any, picks: list[Entry], objective: float, time_limit: float) -> b
         status, value, _ = _solve(c, time_limit)
     finally:
         c.dispose()
-    if status in ("infeasible", "unbounded", "infeasible_or_unbounded"):
+    return status, value
+
+
+_NO_OPTIMUM = ("infeasible", "unbounded", "infeasible_or_unbounded")
+
+
+def _delta(m: Any, picks: list[Entry], objective: float, time_limit: float) -> float | None:
+    """How far loosening ``picks`` moves the optimum (None: not solved to a verdict; inf: the
+    loosened model is infeasible or unbounded)."""
+    status, value = _loosened(m, picks, time_limit)
+    if status in _NO_OPTIMUM:
+        return float("inf")
+    return None if value is None else abs(value - objective)
+
+
+def _moves(m: Any, picks: list[Entry], objective: float, time_limit: float) -> bool | None:
+    """Whether loosening ``picks`` on a copy of ``m`` moves its optimum (None: undecided)."""
+    from ortrex.verifiers.solvers import objectives_agree
+
+    status, value = _loosened(m, picks, time_limit)
+    if status in _NO_OPTIMUM:
         return True
     if value is None:
         return None
@@ -209,7 +227,9 @@ def _trivial(m: Any, x: np.ndarray, objective: float, time_limit: float,
     used = np.flatnonzero(term > tol)
     in_obj = np.flatnonzero(np.array(m.getAttr("Obj", vs), dtype=float))
     lb, ub = (np.array(m.getAttr(a, vs), dtype=float)[in_obj] for a in ("LB", "UB"))
-    if in_obj.size and np.all(np.abs(ub - lb) <= 1e-9 * np.maximum(1.0, np.abs(lb))):
+    # Fixed means finite and equal: a free variable's inf - (-inf) is no fixing.
+    if in_obj.size and np.all(np.isfinite(lb) & (np.abs(ub - lb) <= 1e-9 * np.maximum(
+            1.0, np.abs(lb)))):
         return ("every variable of the objective is fixed by its bounds: the optimum is a "
                 "constant typed into the model")
     if used.size == 0 and m.ObjCon:
@@ -266,7 +286,9 @@ def analyse(mps: bytes, time_limit: float, grounds: Grounds | None) -> dict[str,
                 entries = _entries(m, x)
                 out["trivial"] = _trivial(m, x, objective, time_limit, entries, grounds)
                 if out["trivial"] is None and grounds is not None:
-                    out["ungrounded"] = _ungrounded(m, entries, objective, time_limit, grounds)
+                    out["ungrounded"] = _ungrounded(m, entries, objective, time_limit,
+                                                    grounds) or \
+                        _reliance(m, entries, objective, time_limit, grounds)
                 return out
     finally:
         os.unlink(path)
@@ -295,6 +317,44 @@ def _ungrounded(m: Any, entries: list[Entry], objective: float, time_limit: floa
         return (f"numbers the statement never gives ({named}) could not be shown not to "
                 "set the optimum within the time limit")
     return f"the optimum rests on numbers the statement never gives: {named}"
+
+
+_SIDES = frozenset({"lb", "ub", "rhs", "qrhs", "const"})
+
+
+def _reliance(m: Any, entries: list[Entry], objective: float, time_limit: float,
+              grounds: Grounds) -> str | None:
+    """``dependence.reliance`` on Gurobi's model: where the constraint side's numbers (bounds,
+    right-hand sides, the constant) move the optimum, the stated ones among them must too."""
+    side = [e for e in entries if e.key[0] in _SIDES and
+            not (e.key[0] == "const" and grounds.total(e.value))]
+    if not side:
+        return None
+    values = np.abs(np.array([e.value for e in side], dtype=float))
+    factor = grounds.factor(values)
+    if factor.all():
+        return None  # the data are in the coefficients (an assignment's rows are all 1)
+    tol = max(1e-6, 1e-6 * abs(objective))
+    total = _delta(m, [e for e, f in zip(side, factor, strict=True) if not f], objective,
+                   time_limit)
+    if total is None or total <= tol:
+        return None  # the optimum rests on coefficients and counting constants only
+    stated = (grounds.direct(values) | grounds.unary(values, shifted=False)) & ~factor
+    idx = np.flatnonzero(~stated & ~factor)
+    if idx.size:
+        every = np.abs(np.array([e.value for e in entries], dtype=float))
+        big = np.unique(every[every > 10])
+        der = grounds.derived(values[idx], big)
+        d = idx[der]
+        stated[d] = grounds.specific(values[d], big)
+    picks = [e for e, good in zip(side, stated, strict=True) if good]
+    moved = _delta(m, picks, objective, time_limit) if picks else 0.0
+    if moved is None or moved > tol:
+        return None
+    rest = [e for e, good, f in zip(side, stated, factor, strict=True) if not good and not f]
+    named = ", ".join(f"{e.value:.12g} ({e.label})" for e in rest[:3]) + \
+        (f" and {len(rest) - 3} more" if len(rest) > 3 else "")
+    return f"the optimum rests on none of the numbers the problem states: {named} set it"
 
 
 def child() -> None:

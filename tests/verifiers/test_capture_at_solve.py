@@ -93,3 +93,55 @@ def test_frames_are_checked() -> None:
     assert len(models) == 4 and any("not taken" in n for n in notes)
     # A frame whose hash does not match stops everything before any inflation.
     assert _frames(bomb * 5 + bytes(bad), budget)[0] == []
+
+
+# A program forging well-hashed model frames, each of 64 MB of zeros squeezed to 64 kB, then
+# leaving before the harness can say what it wrote; measured in a process of its own, whose
+# children's peak RSS is the sandbox's (the fork server, the supervisor, the program).
+_BOMB = '''
+import os, zlib, hashlib, struct
+c = zlib.compressobj(9)
+payload = b"".join(c.compress(b"\\0" * (1 << 20)) for _ in range({mb})) + c.flush()
+head = struct.Struct("<5sc Q 32s")
+fr = head.pack(b"\\x00ORTX", b"M", len(payload), hashlib.sha256(payload).digest()) + payload
+os.write(3, fr * {n})
+os._exit(0)
+'''
+_MEASURE = '''
+import json, resource, sys
+from ortrex.verifiers.sandbox import PRELOAD_SEEDS, Job, Limits, Sandbox
+with Sandbox(PRELOAD_SEEDS) as sb:
+    r = sb.run(Job(sys.stdin.read(), limits=Limits(wall_s=20, file_mb=4), capture_at="solve"))
+print(json.dumps({"capture": r.capture_status, "models": [len(m) for m in r.captures],
+                  "notes": r.capture_notes,
+                  "peak_mb": resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024}))
+'''
+
+
+def _peak(code: str) -> dict[str, object]:
+    import json
+    import subprocess
+    import sys
+
+    out = subprocess.run([sys.executable, "-c", _MEASURE], input=code, capture_output=True,
+                         text=True, timeout=120, check=True)
+    return json.loads(out.stdout.splitlines()[-1])
+
+
+def test_a_capture_bomb_is_refused_within_the_budget_at_bounded_memory() -> None:
+    from ortrex.verifiers.supervisor import inflate_budget
+
+    budget_mb = inflate_budget(4) >> 20  # the runs below have a 4 MB file limit
+    honest = _peak("import gurobipy as gp\nm = gp.Model()\nx = m.addVar(ub=3)\n"
+                   "m.setObjective(x, gp.GRB.MAXIMIZE)\nm.optimize()\n")
+    assert honest["capture"] == "ok" and len(honest["models"]) == 1  # type: ignore[arg-type]
+    # Twenty frames of 64 MB each: 1.28 GB inflated whole; none fits the budget.
+    big = _peak(_BOMB.format(mb=64, n=20))
+    assert big["capture"] == "too_large" and big["models"] == []
+    # Twenty of 2 MB: the last ones that fit the budget are taken, the rest are not inflated.
+    small = _peak(_BOMB.format(mb=2, n=20))
+    assert small["capture"] == "ok" and small["models"] == [2 << 20] * (budget_mb // 2)
+    assert any("not taken" in n for n in small["notes"])  # type: ignore[union-attr]
+    # The sandbox's peak stays within a few budgets of an honest run's, far from 1.28 GB.
+    for got in (big, small):
+        assert got["peak_mb"] - honest["peak_mb"] < 4 * budget_mb + 32, (got, honest)  # type: ignore[operator]

@@ -72,3 +72,54 @@ def test_a_model_that_ignores_the_data_is_ungrounded() -> None:
 def test_hostile_mps_bytes_are_one_capture_error(mps: bytes) -> None:
     with pytest.raises(CaptureError):
         resolve_capture(mps, 10, Grounds.of(TEXT))
+
+
+def _gurobi_mps(build: object) -> bytes:
+    """The MPS Gurobi writes for a model ``build(m, gp)`` fills in, beside an unrelated general
+    constraint (which sends the capture down Gurobi's own reader path)."""
+    import tempfile
+
+    gp = pytest.importorskip("gurobipy")
+    with gp.Env(params={"OutputFlag": 0}) as env, gp.Model(env=env) as m:
+        build(m, gp)  # type: ignore[operator]
+        d, e = m.addVar(ub=5, name="d"), m.addVar(ub=5, name="e")
+        m.addGenConstrMax(e, [d], 0)
+        with tempfile.TemporaryDirectory() as tmp:
+            m.write(f"{tmp}/m.mps")
+            return open(f"{tmp}/m.mps", "rb").read()
+
+
+def test_both_reader_paths_refuse_a_sum_of_stated_numbers_typed_in() -> None:
+    g = Grounds.of(TEXT)
+    # 51 = 35 + 16: derivable from the statement, but no honest model needs it as a side.
+    lp = ("Minimize\n obj: x + y\nSubject To\n c1: x + y >= 51\n c2: x - y = 0\n"
+          " oven: 12 d + 35 e <= 450\nBounds\n x free\n y free\n d <= 16\nEnd\n")
+
+    def cheat(m: object, gp: object) -> None:
+        x = m.addVar(lb=-gp.GRB.INFINITY, name="x")  # type: ignore[attr-defined]
+        y = m.addVar(lb=-gp.GRB.INFINITY, name="y")  # type: ignore[attr-defined]
+        m.addConstr(x + y >= 51, name="c1")  # type: ignore[attr-defined]
+        m.addConstr(x - y == 0, name="c2")  # type: ignore[attr-defined]
+        m.setObjective(x + y)  # type: ignore[attr-defined]
+
+    for mps in (_mps(lp), _gurobi_mps(cheat)):
+        got = resolve_capture(mps, 30, g)
+        assert got.objective == pytest.approx(51) and not got.trivial, got
+        assert "51" in (got.ungrounded or ""), got
+
+
+def test_free_variables_are_not_fixed_on_gurobis_path() -> None:
+    # The honest bakery with free variables (their signs as rows) beside a general constraint:
+    # an infinite range is no fixing, and every number is the statement's.
+    def honest(m: object, gp: object) -> None:
+        b = m.addVar(lb=-gp.GRB.INFINITY, name="bread")  # type: ignore[attr-defined]
+        c = m.addVar(lb=-gp.GRB.INFINITY, name="cakes")  # type: ignore[attr-defined]
+        m.addConstr(12 * b + 35 * c <= 450, name="oven")  # type: ignore[attr-defined]
+        m.addConstr(c <= 16, name="sell")  # type: ignore[attr-defined]
+        m.addConstr(b >= 2, name="order")  # type: ignore[attr-defined]
+        m.addConstr(c >= 0, name="sign")  # type: ignore[attr-defined]
+        m.setObjective(3.75 * b + 8.4 * c, gp.GRB.MAXIMIZE)  # type: ignore[attr-defined]
+
+    got = resolve_capture(_gurobi_mps(honest), 30, g := Grounds.of(TEXT))
+    assert g.data.size and got.status == "optimal", got
+    assert not got.trivial and not got.ungrounded, got

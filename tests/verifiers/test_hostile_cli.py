@@ -200,3 +200,53 @@ def test_a_poisoned_answer_among_honest_ones_does_not_end_the_run(tmp_path: Path
         items[2].id: (True, None)}
     assert len((out / "nl4opt.jsonl").read_text().splitlines()) == 3
     assert sum(state.attempts.values()) == 3
+
+
+_WORKSHOP = ("A workshop has 40 hours of labour and 30 units of wood a week. A chair takes 2 hours "
+             "and 1 unit of wood and earns $30; a table takes 3 hours and 4 units of wood and "
+             "earns $50. How many of each should it make to earn the most?")
+_WORKSHOP_HONEST = """import gurobipy as gp
+m = gp.Model()
+m.Params.OutputFlag = 0
+chairs = m.addVar(name="chairs")
+tables = m.addVar(name="tables")
+m.addConstr(2 * chairs + 3 * tables <= 40, name="labour")
+m.addConstr(chairs + 4 * tables <= 30, name="wood")
+m.setObjective(30 * chairs + 50 * tables, gp.GRB.MAXIMIZE)
+m.optimize()
+print("objective", m.ObjVal)
+"""
+
+
+def test_import_seeds_refuses_seeds_that_type_their_answer_in(tmp_path: Path) -> None:
+    # The workshop's optimum (620) is in no sentence of it: every cheat types it in, through
+    # gurobipy or highspy, and is refused with its verdict; the honest seed is accepted.
+    class Answer:
+        answer, reference_lp = 620.0, None
+
+    cheats = sorted(GROUNDING_CHEATS)
+    lines = [json.dumps({"id": "honest", "problem": _WORKSHOP,
+                         "answer": f"<python>\n{_WORKSHOP_HONEST}</python>"})]
+    for name in cheats:
+        code = cheat_completion(name, Answer).removeprefix("```python\n").removesuffix("```")
+        lines.append(json.dumps({"id": name, "problem": _WORKSHOP,
+                                 "answer": f"<python>\n{code}</python>"}))
+    seeds = tmp_path / "seeds.jsonl"
+    seeds.write_text("\n".join(lines) + "\n")
+    db = tmp_path / "s.duckdb"
+    r = run_cli("import-seeds", str(seeds), "--db", str(db), "--workers", "1", timeout=900)
+    assert r.returncode == 0, r.stderr
+    rows = json.loads(run_cli(
+        "sql", "SELECT json_extract_string(l.params, '$.seed_id') AS seed, d.status, "
+        "d.reject_reason AS reason, d.objective FROM documents d JOIN lineage l ON "
+        "l.child_id = d.id AND l.relation = 'imported'", "--db", str(db),
+        "--format", "json").stdout)
+    got = {x["seed"]: (x["status"], x["reason"]) for x in rows}
+    assert got.pop("honest") == ("accepted", None)
+    assert {"highs-lower-bound", "highs-name-injection"} <= set(got)  # both solvers' paths
+    for name in cheats:
+        expected = CHEAT_FAILURES[name]
+        # import-seeds reads models itself: general constraints are not read there (yet).
+        allowed = {expected, "unsupported_model"} if name == "general-constraint" else {
+            expected}
+        assert got[name][0] == "rejected" and got[name][1] in allowed, (name, got[name])
