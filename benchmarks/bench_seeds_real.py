@@ -1,7 +1,8 @@
 """Seeds at the size users have them: a generated benchmark of real-looking programs (in the
 shape of MIPLIB-NL's: a ``solve.py`` with CSV data in a ``data/`` tree, helper modules,
 arguments, models built in functions, several models, models beyond Gurobi's pip licence, solves
-longer than the program's time limit, a few that fail or use what the IR lacks) imported with
+longer than the program's time limit, lazy constraints from a callback, a few that fail or use
+what the IR lacks) imported with
 ``import_seeds``. Prints the counts by outcome, what the sandbox saw, the time and peak memory.
 
 The public benchmark itself is never vendored; ``--seeds FILE`` runs any seed JSONL instead.
@@ -124,9 +125,65 @@ m.setObjective(x.sum() - z.sum(), GRB.MAXIMIZE)
 m.optimize()
 """
 
+# Gurobi's tsp.py shape: subtour elimination as lazy constraints from a MIPSOL callback (the
+# model before the solve is a relaxation: only the rows the callback adds make the tour).
+CALLBACK = """import math, random
+from itertools import combinations
+import gurobipy as gp
+from gurobipy import GRB
+rng = random.Random({seed})
+n = {n}
+pts = [(rng.randint(0, 100), rng.randint(0, 100)) for _ in range(n)]
+dist = {{(i, j): round(math.dist(pts[i], pts[j])) for i, j in combinations(range(n), 2)}}
+m = gp.Model("tsp")
+x = m.addVars(dist.keys(), obj=dist, vtype=GRB.BINARY, name="e")
+m.addConstrs(x.sum(i, "*") + x.sum("*", i) == 2 for i in range(n))
+def tour(edges):
+    left, best = set(range(n)), None
+    while left:
+        cycle, nxt = [], [left.pop()]
+        while nxt:
+            c = nxt.pop()
+            cycle.append(c)
+            for i, j in edges:
+                for a, b in ((i, j), (j, i)):
+                    if a == c and b in left:
+                        left.discard(b)
+                        nxt.append(b)
+        if best is None or len(cycle) < len(best):
+            best = cycle
+    return best
+def cut(model, where):
+    if where == GRB.Callback.MIPSOL:
+        vals = model.cbGetSolution(model._x)
+        edges = [e for e in vals if vals[e] > 0.5]
+        c = tour(edges)
+        if len(c) < n:
+            model.cbLazy(gp.quicksum(model._x[i, j] for i, j in combinations(sorted(c), 2))
+                         <= len(c) - 1)
+m._x = x
+m.Params.LazyConstraints = 1
+m.optimize(cut)
+print("objective:", m.ObjVal)
+"""
+
 
 def _csv(header: str, rows: list[tuple[int, ...]]) -> str:
     return header + "\n" + "\n".join(",".join(map(str, r)) for r in rows) + "\n"
+
+
+def _tour_statement(k: int, code: str) -> str:
+    """The statement of a tour seed: its distance table, as the program computes it."""
+    import math
+    from itertools import combinations
+
+    head = code.split("m = gp.Model")[0].split("from gurobipy import GRB\n")[1]
+    env: dict[str, object] = {"math": math, "random": random, "combinations": combinations}
+    exec(head, env)  # the benchmark's own generator code, not a seed's
+    dist = env["dist"]
+    rows = "; ".join(f"{i}-{j}: {d}" for (i, j), d in dist.items())  # type: ignore[attr-defined]
+    return (f"Benchmark tour {k}: visit every city once and return, as short as possible. "
+            f"Road lengths: {rows}.")
 
 
 def generate(n: int, seed: int) -> list[dict[str, object]]:
@@ -134,11 +191,12 @@ def generate(n: int, seed: int) -> list[dict[str, object]]:
     rng = random.Random(seed)
     seeds: list[dict[str, object]] = []
     kinds = ["tree_small", "tree_large", "two_stage", "highs_large", "market", "fails",
-             "indicator", "tree_small"]
+             "indicator", "tree_small", "callback"]
     for k in range(n):
         kind = kinds[k % len(kinds)]
         files: dict[str, str] = {}
         args: list[str] = []
+        problem = f"Benchmark problem {k} ({kind})."
         if kind.startswith("tree"):
             items, bins = (rng.randint(8, 14), 3) if kind == "tree_small" else \
                 (rng.randint(700, 900), 4)  # 2,800+ binaries: beyond the pip licence
@@ -159,9 +217,12 @@ def generate(n: int, seed: int) -> list[dict[str, object]]:
             code = MARKET.format(seed=k)
         elif kind == "fails":
             code = FAILS_EARLY
+        elif kind == "callback":
+            code = CALLBACK.format(seed=k, n=rng.randint(9, 14))
+            problem = _tour_statement(k, code)
         else:
             code = INDICATOR
-        seeds.append({"id": f"{kind}-{k}", "problem": f"Benchmark problem {k} ({kind}).",
+        seeds.append({"id": f"{kind}-{k}", "problem": problem,
                       "answer": f"<python>\n{code}</python>", "files": files, "args": args,
                       "metadata": {"structure": kind}})
     return seeds

@@ -48,16 +48,17 @@ from ortrex.verifiers.grounding import Grounds
 from ortrex.verifiers.isolation import Limits, support
 from ortrex.verifiers.resolve import judge, trivial_reason
 from ortrex.verifiers.sandbox import PRELOAD_SEEDS, Job
-from ortrex.verifiers.solvers import SolveStatus, objectives_agree, solve
+from ortrex.verifiers.solvers import MIP_GAP, SolveStatus, objectives_agree, solve
 from ortrex.verifiers.static import check_program
 
 # Static findings that are the rendered corpus's contract, not a seed's: seeds may build a
 # model without solving it (the parent solves what was captured), name it as they like and
-# write their LP file inside the sandbox, import standard modules and their own helpers.
+# write their LP file inside the sandbox, import standard modules and their own helpers, and
+# plot (off-screen, or into a stand-in where the library is missing: see the harness).
 # Everything else (other imports, calls, file access, undefined names, gurobipy misuse)
 # rejects the seed.
 SEED_TOLERATED = frozenset({"no-optimize", "model-name", "file-write", "import-stdlib",
-                            "import-local"})
+                            "import-local", "import-plot"})
 _PYTHON_TAG = re.compile(r"<python>\s*(.*?)\s*</python>", re.S)
 _FENCED = re.compile(r"```(?:python|py)?[ \t]*\n(.*?)```", re.S)
 _FILE_BLOCK = re.compile(r"#{2,4}\s*`?([\w./-]+\.(?:json|csv|txt|dat))`?\s*\n+```[\w]*\n(.*?)```",
@@ -296,6 +297,8 @@ def _no_capture_reason(run: Any) -> str:
         return "forged_capture"
     if run.capture_status == "too_large":
         return "capture_too_large"
+    if run.capture_status == "unsupported":  # a solve with callback rows it could not carry
+        return "unsupported_model"
     return "program_failed" if run.status != "ok" else "no_model_captured"
 
 
@@ -344,6 +347,7 @@ def process_seed(seed: Seed, wall_s: float = 60.0, solve_s: float = 30.0,
         res.detail = program.get("error") or run.capture_detail or run.status
         return res
     captures = run.captures[-MAX_MODELS:]  # the last ones: the seed's answer is the last
+    own = ([None] * len(run.captures) + list(run.solved))[-len(captures):]
     grounds = Grounds.of(seed.problem, files)
     verdicts: list[dict[str, Any]] = []
     # A model solved again (a loop re-optimising it) keeps the verdict it had: no new solve.
@@ -393,6 +397,10 @@ def process_seed(seed: Seed, wall_s: float = 60.0, solve_s: float = 30.0,
             if why:
                 reason, detail = why, what
                 outcome = replace(outcome, accepted=False)
+        differs = _own_solve_differs(own[k], outcome.objective)
+        if outcome.accepted and differs:
+            reason, detail = "solve_mismatch", differs
+            outcome = replace(outcome, accepted=False)
         last = (outcome.accepted, reason, detail, outcome.objective)
         verdicts.append({"model": k + 1, "id": iid, "status": "accepted" if outcome.accepted
                          else "rejected", "why": reason, "objective": outcome.objective,
@@ -415,6 +423,23 @@ def process_seed(seed: Seed, wall_s: float = 60.0, solve_s: float = 30.0,
                         details={"printed": printed, "why": res.reason, "detail": res.detail,
                                  "models": verdicts}))
     return res
+
+
+def _own_solve_differs(own: tuple[float, float] | None, objective: float | None) -> str | None:
+    """Why the parent's optimum of a captured model is not the one the program's own solve
+    reached (None: it is, or the program reached none): the capture missed part of what was
+    solved (a callback's rows, a parameter that changes the model)."""
+    if own is None or objective is None:
+        return None
+    value, bound = own
+    # The program's optimum lies between its bound and its incumbent; the parent's re-solve
+    # within its own gap of that.
+    lo, hi = min(value, bound), max(value, bound)
+    slack = MIP_GAP * max(1.0, abs(value)) + 1e-6 * max(1.0, abs(value))
+    if lo - slack <= objective <= hi + slack or objectives_agree(value, objective):
+        return None
+    return (f"the program's own solve reached {value:.12g}; the captured model's optimum is "
+            f"{objective:.12g}: the capture misses part of what the program solved")
 
 
 def _grounding(model: Any, outcome: Any, grounds: Grounds, solve_s: float

@@ -32,6 +32,7 @@ from __future__ import annotations
 import builtins
 import contextlib
 import hashlib
+import importlib.machinery
 import os
 import signal
 import struct
@@ -40,6 +41,8 @@ import traceback
 import types
 import zlib
 from typing import Any
+
+from ortrex.verifiers import capture_libs  # imported here: ortrex is masked in the sandbox
 
 CAPTURE_FD, STATE_FD = 3, 4  # where the parent's capture files wait, in the program's process
 _GRB_STATUS = {1: "not_solved", 2: "optimal", 3: "infeasible", 4: "infeasible_or_unbounded",
@@ -50,9 +53,13 @@ _PREFERRED = ("model", "m", "h")
 # A capture frame: MAGIC, kind, payload length (<Q), sha256 of the payload, payload.
 # Kinds: a model (zlib-compressed MPS); the licence refused the program's solve; a model over
 # the file limit (payload: its size as text); the original names of the model before it
-# (payload: the repr of a dict, new name -> original).
+# (payload: the repr of a dict, new name -> original); a model solved with a callback, as it
+# was before the solve (never taken: the rows its callback adds come in the model frame after
+# the solve); the program's own optimum of the model before it (payload: the repr of
+# ``(objective, bound)``, only where its solve was optimal).
 FRAME_MAGIC = b"\x00ORTX"
 FRAME_MODEL, FRAME_LICENCE, FRAME_TOO_LARGE, FRAME_NAMES = b"M", b"L", b"T", b"N"
+FRAME_PARTIAL, FRAME_SOLVED = b"P", b"S"
 FRAME_HEAD = struct.Struct("<5sc Q 32s")
 GUROBI_SIZE_LIMIT = 10010  # GRB.Error.SIZE_LIMIT_EXCEEDED
 
@@ -217,10 +224,12 @@ def _highs_safe(h: Any, r: tuple[Any, ...], t: tuple[Any, ...]) -> tuple[Any, di
     return fresh, renamed
 
 
-def _install_at_solve(tmp: str, file_bytes: int, written: list[int]) -> None:
-    """Hook every solve of gurobipy and highspy: the model is captured as a frame (with safe
-    names, the originals in a names frame), then solved as the program asked (``written``
-    counts the bytes the hooks wrote to the channel)."""
+def _install_at_solve(tmp: str, file_bytes: int, written: list[int], code: str = ""
+                      ) -> tuple[type, ...]:
+    """Hook every solve of gurobipy and highspy, and of the modelling libraries the program
+    names (``capture_libs``): the model is captured as a frame (with safe names, the originals
+    in a names frame), then solved as the program asked (``written`` counts the bytes the
+    hooks wrote to the channel); the libraries' real model classes."""
     grb, grb_opt, grb_err, hs, hs_run = _solve_methods()
     grb_r, hs_r = _solver_refs("gurobipy highspy")
     fstat, write, o_open, o_read, o_close, unlink = os.fstat, os.write, os.open, os.read, \
@@ -229,6 +238,9 @@ def _install_at_solve(tmp: str, file_bytes: int, written: list[int]) -> None:
     tools = (type, str, len, str.isprintable, _unsafe_names, _keep, list, NAME_KEEP)
     gurobi_safe, highs_safe = _gurobi_safe, _highs_safe
     grb_copy, grb_dispose = (grb.copy, grb.dispose) if grb is not None else (None, None)
+    float_, int_, repr_, dict_, tuple_, range_ = float, int, repr, dict, tuple, range
+    recording: list[list[Any]] = []  # the rows callbacks add during each solve in progress
+    depth = [0]  # inside a library's solve: the gurobipy or highspy one under it is not taken
 
     def emit(data: bytes) -> None:
         view = memoryview(data)
@@ -236,7 +248,7 @@ def _install_at_solve(tmp: str, file_bytes: int, written: list[int]) -> None:
             view = view[write(CAPTURE_FD, view):]
         written[0] += len(data)
 
-    def capture(obj: Any, kind: str) -> None:
+    def capture(obj: Any, kind: str, frame_kind: bytes = FRAME_MODEL) -> None:
         path = f"{tmp}/.ortrex-solve-{urandom(8).hex()}.mps"
         renamed: dict[str, str] = {}
         try:
@@ -261,34 +273,220 @@ def _install_at_solve(tmp: str, file_bytes: int, written: list[int]) -> None:
             unlink(path)
         except Exception:  # a model the solver cannot write is the program's problem
             return
-        payload = compress(b"".join(chunks), 1)
+        model_frame(b"".join(chunks), frame_kind, renamed)
+
+    def model_frame(text: bytes, frame_kind: bytes = FRAME_MODEL,
+                    renamed: dict[str, str] | None = None) -> None:
+        payload = compress(text, 1)
         # A frame past the file limit would be cut (and SIGXFSZ end the program): say so.
         if fstat(CAPTURE_FD).st_size + len(payload) + FRAME_HEAD.size + 64 > file_bytes:
-            emit(frame_(FRAME_TOO_LARGE, str_(sum(map(len, chunks))).encode()))
+            emit(frame_(FRAME_TOO_LARGE, str_(len(text)).encode()))
         else:
-            emit(frame_(FRAME_MODEL, payload))
+            emit(frame_(frame_kind, payload))
             if renamed:
                 emit(frame_(FRAME_NAMES, repr(renamed).encode()))
 
+    def solved(objective: float, bound: float) -> None:
+        emit(frame_(FRAME_SOLVED, repr_((float_(objective), float_(bound))).encode()))
+
     if grb is not None:
+        import gurobipy
+
+        get_attr, lin_expr, grb_var = grb.getAttr, gurobipy.LinExpr, gurobipy.Var
+
+        def side(e: Any) -> tuple[dict[int, float], float]:
+            """A linear side of a callback's row: its coefficients by variable index and its
+            constant (anything else raises: the row cannot be carried)."""
+            if type(e) in (int_, float_):
+                return {}, float_(e)
+            if type(e) is grb_var:
+                return {int_(e.index): 1.0}, 0.0
+            if type(e) is not lin_expr:
+                raise TypeError("not a linear expression")
+            coefs: dict[int, float] = {}
+            for k in range_(e.size()):
+                j = int_(e.getVar(k).index)
+                coefs[j] = coefs.get(j, 0.0) + float_(e.getCoeff(k))
+            return coefs, float_(e.getConstant())
+
+        def recorder(method: Any) -> Any:
+            def added(self: Any, lhs: Any, sense: Any = None, rhs: Any = None,
+                      *args: Any, **kwargs: Any) -> Any:
+                if recording:
+                    try:
+                        if sense is None:  # a TempConstr: x + y <= 3
+                            lhs, sense, rhs = lhs._lhs, lhs._sense, lhs._rhs
+                        (a, ca), (b, cb) = side(lhs), side(rhs)
+                        for j, v in b.items():
+                            a[j] = a.get(j, 0.0) - v
+                        row = (tuple_(sorted((j, v) for j, v in a.items() if v)),
+                               str_(sense)[:1], cb - ca)
+                    except Exception:
+                        row = None  # a row the capture cannot carry: the model is not taken
+                    recording[-1].append(row)
+                if sense is None:
+                    return method(self, lhs, *args, **kwargs)
+                return method(self, lhs, sense, rhs, *args, **kwargs)
+            return added
+
+        def complete(m: Any, rows: list[Any]) -> None:
+            """The model ``m`` with the rows its callback added, captured after its solve."""
+            if None in rows:
+                return  # the partial frame stands alone: the parent says why it is not taken
+            c = grb_copy(m)
+            try:
+                cv = c.getVars()
+                for k, (coefs, sense, rhs) in enumerate(dict_.fromkeys(rows)):
+                    c.addLConstr(lin_expr([v for _, v in coefs], [cv[j] for j, _ in coefs]),
+                                 sense, rhs, name=f"callback_row_{k}")
+                c.update()
+                capture(c, "gurobipy")
+            except Exception:
+                return
+            finally:
+                grb_dispose(c)
+
+        def grb_solved(m: Any) -> None:
+            try:
+                if int_(get_attr(m, "Status")) != 2 or int_(get_attr(m, "SolCount")) < 1:
+                    return
+                objective = float_(get_attr(m, "ObjVal"))
+                try:
+                    bound = float_(get_attr(m, "ObjBound"))
+                except Exception:  # a continuous model has no bound attribute: its optimum
+                    bound = objective
+                solved(objective, bound)
+            except Exception:
+                pass
+
         def optimize(self: Any, *args: Any, **kwargs: Any) -> Any:
+            if depth[0]:  # a library's solve, captured as that library's model
+                return grb_opt(self, *args, **kwargs)
             with contextlib.suppress(Exception):
                 self.update()
-            capture(self, "gurobipy")
+            callback = args[0] if args else kwargs.get("callback")
+            # With a callback, lazy constraints and user cuts join the model during the
+            # solve: it is captured after, with them (the frame before is never taken alone).
+            capture(self, "gurobipy", FRAME_MODEL if callback is None else FRAME_PARTIAL)
+            rows: list[Any] = []
+            if callback is not None:
+                recording.append(rows)
             try:
-                return grb_opt(self, *args, **kwargs)
+                result = grb_opt(self, *args, **kwargs)
             except grb_err as exc:
                 if getattr_(exc, "errno", None) == GUROBI_SIZE_LIMIT:
                     emit(frame_(FRAME_LICENCE, b""))
                 raise
+            finally:
+                if callback is not None:
+                    recording.pop()
+            if callback is not None:
+                complete(self, rows)
+            grb_solved(self)
+            return result
 
         grb.optimize = optimize
+        grb.cbLazy, grb.cbCut = recorder(grb.cbLazy), recorder(grb.cbCut)
     if hs is not None:
+        hs_status, hs_str, hs_info = hs_r[3], hs_r[4], hs_r[5]  # type: ignore[index]
+
         def run(self: Any, *args: Any, **kwargs: Any) -> Any:
+            if depth[0]:  # a library's solve, captured as that library's model
+                return hs_run(self, *args, **kwargs)
             capture(self, "highspy")
-            return hs_run(self, *args, **kwargs)
+            result = hs_run(self, *args, **kwargs)
+            try:
+                if str_(hs_str(self, hs_status(self))).lower() == "optimal":
+                    info = hs_info(self)
+                    objective = float_(info.objective_function_value)
+                    bound = float_(info.mip_dual_bound)
+                    # a continuous model reports no dual bound: its optimum is exact
+                    solved(objective, bound if int_(info.mip_node_count) > 0 and
+                           abs(bound) < 1e300 else objective)
+            except Exception:
+                pass
+            return result
 
         hs.run = run
+    return capture_libs.install(code, tmp, model_frame, solved, depth)
+
+
+# The plotting libraries a seed may import (``static.PLOT_IMPORTS``). An installed one is the
+# real library, drawing off-screen (``MPLBACKEND=Agg`` in the program's environment); one this
+# machine lacks is a stand-in, so a program that plots still runs to its solve. A plot is never
+# part of what is checked. The stand-in is the harness's code; the program only calls it.
+PLOT_MODULES = ("matplotlib", "pylab", "seaborn", "plotly")
+
+
+class PlotStub(types.ModuleType):
+    """A plotting library that is not installed: every attribute, call, item and context of it
+    is itself, so plots draw nothing and fail nowhere."""
+
+    def __getattr__(self, name: str) -> Any:
+        if name.startswith("__") and name.endswith("__"):  # the import system's questions
+            raise AttributeError(name)
+        return self
+
+    def __call__(self, *args: Any, **kwargs: Any) -> PlotStub:
+        return self
+
+    def __getitem__(self, key: Any) -> PlotStub:
+        return self
+
+    def __setitem__(self, key: Any, value: Any) -> None:  # plt.rcParams["font.size"] = 12
+        pass
+
+    def __iter__(self) -> Any:
+        return iter(())
+
+    def __enter__(self) -> PlotStub:  # with plt.style.context(...)
+        return self
+
+    def __exit__(self, *exc: object) -> bool:
+        return False
+
+    def subplots(self, nrows: int = 1, ncols: int = 1, *args: Any, squeeze: bool = True,
+                 **kwargs: Any) -> tuple[PlotStub, Any]:
+        """A figure and its axes, shaped as the real ``subplots`` shapes them (``fig, ax``,
+        ``fig, (a, b)``, ``axes[0, 1]``, ``axes.flat``)."""
+        try:
+            import numpy
+
+            axes = numpy.empty((nrows, ncols), dtype=object)
+            axes.fill(self)
+        except (ImportError, TypeError, ValueError):
+            return self, self
+        if squeeze:
+            axes = axes.squeeze()
+            return self, (self if axes.ndim == 0 else axes)
+        return self, axes
+
+
+class _PlotFinder:
+    """Finds the stand-in for a plotting library (or a module inside one) this machine does
+    not have: consulted after every real finder, and never inside an installed library."""
+
+    def __init__(self, roots: tuple[str, ...]) -> None:
+        self.roots, self.stub = roots, PlotStub
+
+    def find_spec(self, name: str, path: Any = None, target: Any = None) -> Any:
+        top = name.partition(".")[0]
+        if top not in self.roots or (top != name and
+                                     not isinstance(sys.modules.get(top), self.stub)):
+            return None
+        return importlib.machinery.ModuleSpec(name, self, is_package=True)
+
+    def create_module(self, spec: Any) -> PlotStub:
+        return self.stub(spec.name)
+
+    def exec_module(self, module: Any) -> None:
+        pass
+
+
+def install_plot_stubs(code: str) -> None:
+    """Stand-ins for the plotting libraries this machine lacks, where ``code`` names one."""
+    if any(m in code for m in PLOT_MODULES):
+        sys.meta_path.append(_PlotFinder(PLOT_MODULES))
 
 
 def run(code: str, capture: bool, pid_ns_init: bool, workdir: str, tmp: str,
@@ -299,8 +497,11 @@ def run(code: str, capture: bool, pid_ns_init: bool, workdir: str, tmp: str,
     program, only locals bound here and C-level callables run (no module global, no Python
     function the program could have rewritten)."""
     written = [0]
+    libraries: tuple[type, ...] = ()
     if capture and at_solve:
-        _install_at_solve(tmp, file_bytes, written)
+        libraries = _install_at_solve(tmp, file_bytes, written, code)
+    if at_solve:  # seeds: the one kind of program the static check lets plot
+        install_plot_stubs(code)
     grb_r, hs_r = _solver_refs(code) if capture else (None, None)
     grb, grb_update, grb_write, grb_attr = grb_r[:4] if grb_r else (None,) * 4
     hs, hs_write, hs_status, hs_str, hs_info = (hs_r[0], *hs_r[2:6]) if hs_r else (None,) * 5
@@ -385,6 +586,8 @@ def run(code: str, capture: bool, pid_ns_init: bool, workdir: str, tmp: str,
             if grb is not None and t is grb:
                 chosen, kind = obj, "gurobipy"
                 break
+            if t in libraries:  # PuLP's, COPT's... own model: taken at solve or not at all
+                continue
             if hs is not None and t is hs:
                 chosen, kind = obj, "highspy"
                 break

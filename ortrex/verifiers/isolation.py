@@ -34,7 +34,9 @@ _NS = linux.CLONE_NEWNS | linux.CLONE_NEWPID | linux.CLONE_NEWNET | linux.CLONE_
 _PROGRAM_ENV = {"PATH": "/usr/local/bin:/usr/bin:/bin", "LANG": "C.UTF-8",
                 "PYTHONDONTWRITEBYTECODE": "1", "OMP_NUM_THREADS": "1",
                 "OPENBLAS_NUM_THREADS": "1", "MKL_NUM_THREADS": "1", "USER": "sandbox",
-                "LOGNAME": "sandbox"}
+                "LOGNAME": "sandbox",
+                # A program that plots (a seed may) draws off-screen: there is no display.
+                "MPLBACKEND": "Agg"}
 # What the fork server keeps of its parent's environment (its memory is every program's).
 SERVER_ENV_KEYS = ("PATH", "PYTHONPATH", "LANG", "LC_ALL", "TZ", "TMPDIR")
 

@@ -11,9 +11,11 @@ from ortrex.verifiers.isolation import Limits
 # (``none``); it ended before the capture ran (``absent``: os._exit, a crash, a kill, the time
 # limit); the capture was refused while its threads still ran (``refused``); it imitated a
 # solver model or wrote to the capture channel (``forged``); writing the model failed
-# (``error``); every model it solved was over the file limit (``too_large``); no capture was
-# asked for (``off``).
-CAPTURE_STATUSES = ("ok", "none", "absent", "refused", "forged", "error", "too_large", "off")
+# (``error``); every model it solved was over the file limit (``too_large``); a solve with a
+# callback left no model with the callback's rows (``unsupported``); no capture was asked for
+# (``off``).
+CAPTURE_STATUSES = ("ok", "none", "absent", "refused", "forged", "error", "too_large",
+                    "unsupported", "off")
 
 
 @dataclass
@@ -43,6 +45,10 @@ class RunResult:
     # Names the model file could not hold as the program gave them (control characters,
     # spaces): the safe name the captured model uses -> the program's own name (data only).
     renamed: dict[str, str] = field(default_factory=dict)
+    # Capture at solve: the program's own (objective, bound) of each captured model where its
+    # solve was optimal, else None. Never a score: only a disagreement with the parent's
+    # re-solve is used (it shows the capture missed part of what the solver solved).
+    solved: list[tuple[float, float] | None] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-friendly (the captured model and collected files as their sizes)."""

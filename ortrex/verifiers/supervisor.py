@@ -298,12 +298,32 @@ def _names(payload: bytes) -> dict[str, str]:
     return {str(k)[:200]: str(v)[:200] for k, v in list(got.items())[:harness.NAME_KEEP]}
 
 
-def _frames(data: bytes, budget: int) -> tuple[list[bytes], list[str], str, dict[str, str]]:
-    """Models, notes, what was wrong with the channel ('' if nothing) and the original names
-    of a capture-at-solve channel. Every frame is checked against its own hash before any is
-    inflated (a forged channel costs no inflation); models are inflated last first (the last
-    ones are the seed's) until ``budget`` bytes are spent in all (a zip bomb stops there)."""
-    spans, notes, pos, head, wrong = [], [], 0, harness.FRAME_HEAD, ""
+CALLBACK_NOTE = "unsupported: callback constraints"
+
+
+def _solved(payload: bytes) -> tuple[float, float] | None:
+    """A solved frame's (objective, bound) (None where it is not one)."""
+    try:
+        got = ast.literal_eval(payload[:200].decode("ascii"))
+    except (ValueError, SyntaxError, MemoryError, RecursionError, UnicodeDecodeError,
+            TypeError):
+        return None
+    if isinstance(got, tuple) and len(got) == 2 and all(isinstance(v, float) for v in got):
+        return got
+    return None
+
+
+def _frames(data: bytes, budget: int
+            ) -> tuple[list[bytes], list[str], str, dict[str, str], list[Any]]:
+    """Models, notes, what was wrong with the channel ('' if nothing), the original names and
+    the program's own optimum of each model (None where it reached none) of a capture-at-solve
+    channel. Every frame is checked against its own hash before any is inflated (a forged
+    channel costs no inflation); models are inflated last first (the last ones are the seed's)
+    until ``budget`` bytes are spent in all (a zip bomb stops there). A model solved with a
+    callback counts only as the frame written after its solve (with the callback's rows)."""
+    spans: list[list[Any]] = []
+    notes: list[str] = []
+    pos, head, wrong, pending, unfinished = 0, harness.FRAME_HEAD, "", False, 0
     renamed: dict[str, str] = {}
     while pos < len(data):
         if len(data) - pos < head.size:
@@ -312,16 +332,24 @@ def _frames(data: bytes, budget: int) -> tuple[list[bytes], list[str], str, dict
         magic, kind, n, digest = head.unpack_from(data, pos)
         start = pos + head.size
         if magic != harness.FRAME_MAGIC:
-            return [], notes, "the capture channel holds something the harness did not write", {}
+            return [], notes, "the capture channel holds something the harness did not write", \
+                {}, []
         if len(data) - start < n:
             wrong = "the last capture frame is cut"
             break
         payload = memoryview(data)[start:start + n]
         if hashlib.sha256(payload).digest() != digest:
-            return [], notes, "a capture frame does not match its hash", {}
+            return [], notes, "a capture frame does not match its hash", {}, []
         pos = start + n
         if kind == harness.FRAME_MODEL:
-            spans.append(payload)
+            spans.append([payload, None])
+            pending = False
+        elif kind == harness.FRAME_PARTIAL:
+            unfinished += pending
+            pending = True
+        elif kind == harness.FRAME_SOLVED:
+            if spans and not pending:
+                spans[-1][1] = _solved(bytes(payload))
         elif kind == harness.FRAME_NAMES:
             renamed.update(_names(bytes(payload)))
         elif kind == harness.FRAME_LICENCE:
@@ -329,57 +357,73 @@ def _frames(data: bytes, budget: int) -> tuple[list[bytes], list[str], str, dict
         elif kind == harness.FRAME_TOO_LARGE:
             notes.append(f"a model of {bytes(payload).decode('ascii', 'replace')[:20]} bytes "
                          "was over the capture's file limit")
+    unfinished += pending
+    if unfinished:
+        notes.append(f"{CALLBACK_NOTE}: {unfinished} solve(s) with a callback left no model "
+                     "with the rows the callback added (the solve did not end, or a row was "
+                     "not linear)")
     models: list[bytes] = []
+    own: list[Any] = []
     left, dropped = budget, 0
-    for payload in reversed(spans):
+    for payload, solved in reversed(spans):
         z = zlib.decompressobj()
         try:
             text = z.decompress(payload, left + 1) if left > 0 else b""
         except zlib.error:
-            return [], notes, "a captured model is not valid zlib data", {}
+            return [], notes, "a captured model is not valid zlib data", {}, []
         if left <= 0 or len(text) > left or z.unconsumed_tail:
             dropped += 1
             left = 0
             continue
         left -= len(text)
         models.append(text)
+        own.append(solved)
     if dropped:
         notes.append(f"{dropped} earlier model(s) not taken: the capture's models inflate to "
                      f"more than {budget >> 20} MB in all")
     models.reverse()
-    return models, notes, wrong, renamed
+    own.reverse()
+    return models, notes, wrong, renamed, own
 
 
 def _capture_at_solve(out: dict[str, int], cap: int, budget: int
-                      ) -> tuple[str, str, list[bytes], list[str], dict[str, str]]:
-    """(status, detail, models, notes, original names) of a capture-at-solve run. The frames
-    stand whether or not the program finished (they were written before each solve)."""
+                      ) -> tuple[str, str, list[bytes], list[str], dict[str, str], list[Any]]:
+    """(status, detail, models, notes, original names, the program's own optimum of each) of
+    a capture-at-solve run. The frames stand whether or not the program finished (they were
+    written before each solve)."""
     text, state = _read_state(out)
     said = state.get("capture") if isinstance(state, dict) else None
     why = str(state.get("why", ""))[:300] if isinstance(state, dict) else ""
     # The harness saw bytes in the channel that no hook wrote: refused before any inflation.
     if said == "forged" or (text and not isinstance(state, dict)):
-        return "forged", why or "the capture state was not written by the harness", [], [], {}
+        return "forged", why or "the capture state was not written by the harness", [], [], \
+            {}, []
     data, too_big = _read_fd(out["capture"], cap)
-    models, notes, wrong, renamed = _frames(data, budget)
+    models, notes, wrong, renamed, own = _frames(data, budget)
     if "did not write" in wrong or "hash" in wrong:
-        return "forged", wrong, [], notes, {}
+        return "forged", wrong, [], notes, {}, []
     if too_big:
         wrong = wrong or f"the capture channel is over {cap >> 20} MB"
+    # A solve with a callback whose rows never came: what was captured is a relaxation of
+    # what the program solved, whichever models came before it.
+    callback = next((n for n in notes if n.startswith(CALLBACK_NOTE)), None)
+    if callback:
+        return "unsupported", callback, [], notes, {}, []
     if models:  # a cut last frame (the time limit struck mid-write) leaves the others
-        return "ok", wrong, models, notes, renamed
+        return "ok", wrong, models, notes, renamed, own
     if wrong:
-        return "error", wrong, [], notes, {}
+        return "error", wrong, [], notes, {}, []
     if any("file limit" in n for n in notes):
-        return "too_large", notes[-1], [], notes, {}
+        return "too_large", notes[-1], [], notes, {}, []
     if any("not taken" in n for n in notes):
-        return "too_large", notes[-1], [], notes, {}
+        return "too_large", notes[-1], [], notes, {}, []
     if not text:
         return "absent", ("the program ended before it asked for a solve and before its model "
-                          "could be captured"), [], notes, {}
+                          "could be captured"), [], notes, {}, []
     if said in ("refused", "error"):
-        return said, why, [], notes, {}
-    return "none", "the program solved no gurobipy or highspy model and left none", [], notes, {}
+        return said, why, [], notes, {}, []
+    return "none", "the program solved no gurobipy or highspy model and left none", [], \
+        notes, {}, []
 
 
 def _limit_memory(extra: int) -> None:
@@ -447,8 +491,9 @@ def _run(spec: RunSpec, result_fd: int) -> RunResult:
         captures: list[bytes] = []
         notes: list[str] = []
         renamed: dict[str, str] = {}
+        own: list[Any] = []
         if job.capture and job.capture_at == "solve":
-            cstatus, cdetail, captures, notes, renamed = _capture_at_solve(
+            cstatus, cdetail, captures, notes, renamed, own = _capture_at_solve(
                 out, cap, inflate_budget(limits.file_mb))
             captured, state = (captures[0] if captures else None), None
         else:
@@ -463,7 +508,7 @@ def _run(spec: RunSpec, result_fd: int) -> RunResult:
                                  cgroups.oom_killed(spec.cgroup), disk_full)
         return RunResult(verdict, code, stdout.decode("utf-8", "replace"), err, seconds,
                          captured, t1 or t2, iso, state, files, cstatus, cdetail, captures,
-                         notes, renamed)
+                         notes, renamed, own)
     finally:
         if not p.namespaces:
             if sys.version_info >= (3, 12):

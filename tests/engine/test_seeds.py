@@ -148,3 +148,88 @@ def test_seed_files_are_read_in_constant_memory(tmp_path: Path) -> None:
     tracemalloc.stop()
     assert scan.seeds == n == 8000
     assert peak < 2 << 20, peak  # a few lines at a time, whatever the file's size
+
+
+# A real program's shape: a future import, a dataclass, the model built in a class, results
+# printed by a method written before the one that solves, plots (matplotlib installed here,
+# drawing off-screen; seaborn not installed here, a stand-in) and a second model built in a
+# ``with`` block inside a function.
+REAL_SHAPE = '''from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+
+import gurobipy as gp
+import matplotlib.pyplot as plt
+import seaborn as sns
+from gurobipy import GRB
+
+
+@dataclass
+class Data:
+    cap: float
+
+
+class Planner:
+    """Builds and solves the toy model."""
+
+    def __init__(self, data: Data) -> None:
+        self.model = gp.Model("toy")
+        self.x = self.model.addVar(ub=data.cap, name="x")
+        self.y = self.model.addVar(ub=3, vtype=GRB.INTEGER, name="y")
+
+    def report(self) -> None:
+        print(f"optimal_value = {self.model.ObjVal}")
+
+    def solve(self) -> float:
+        self.model.addConstr(self.x + 2 * self.y <= 7, name="mix")
+        self.model.setObjective(3 * self.x + 4 * self.y, GRB.MAXIMIZE)
+        self.model.optimize()
+        return self.model.ObjVal
+
+
+def bound(cap: float) -> float:
+    with gp.Env(params={"OutputFlag": 0}) as env, gp.Model(env=env) as m:
+        z = m.addVar(ub=cap, name="z")
+        m.setObjective(z, GRB.MAXIMIZE)
+        m.optimize()
+        return m.ObjVal
+
+
+def main() -> None:
+    with open("data.json") as f:
+        data = Data(**json.load(f))
+    assert bound(data.cap) == data.cap
+    planner = Planner(data)
+    value = planner.solve()
+    planner.report()
+    sns.set_theme(style="whitegrid")
+    fig, (left, right) = plt.subplots(1, 2, figsize=(6, 3))
+    left.bar(["x", "y"], [planner.x.X, planner.y.X])
+    right.set_title(f"objective {value:g}")
+    sns.heatmap([[1, 2], [3, 4]], ax=right)
+    plt.tight_layout()
+    plt.savefig("plan.png")
+    plt.show()
+
+
+if __name__ == "__main__":
+    main()
+'''
+
+
+def test_a_real_shaped_program_is_accepted_as_a_seed() -> None:
+    from ortrex.engine.seeds import SEED_TOLERATED, Seed, process_seed
+    from ortrex.verifiers.static import check_program
+
+    obj = json.loads(seed_line(1, 4.0, REAL_SHAPE))
+    found = {f.code for f in check_program(REAL_SHAPE, ("data.json",)).findings}
+    assert found == {"import-plot", "model-name"} and found <= SEED_TOLERATED
+    res = process_seed(Seed(1, obj["id"], obj["problem"], obj["answer"], obj["metadata"]))
+    checks = {c.verifier: c for c in res.checks}
+    assert checks["static"].ok and "[import-plot]" in checks["static"].details["notes"]
+    assert checks["sandbox"].ok, checks["sandbox"].details
+    assert checks["sandbox"].details["status"] == "ok"  # it ran to its end, plots and all
+    assert res.captured == 2  # both models, each at its solve
+    assert res.accepted, (res.reason, res.detail)
+    assert res.objective == 17.0  # the last model solved: x = 3, y = 2

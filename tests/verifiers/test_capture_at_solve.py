@@ -77,9 +77,9 @@ def test_frames_are_checked() -> None:
     good = harness.frame(harness.FRAME_MODEL, zlib.compress(b"NAME a\nENDATA\n"))
     lic = harness.frame(harness.FRAME_LICENCE, b"")
     budget = 4 << 20
-    models, notes, wrong, _ = _frames(good + lic + good, budget)
+    models, notes, wrong, _, _ = _frames(good + lic + good, budget)
     assert models == [b"NAME a\nENDATA\n"] * 2 and len(notes) == 1 and not wrong
-    models, _, wrong, _ = _frames(good + good[:-3], budget)
+    models, _, wrong, _, _ = _frames(good + good[:-3], budget)
     assert len(models) == 1 and "cut" in wrong
     bad = bytearray(good)
     bad[-1] ^= 1
@@ -89,7 +89,7 @@ def test_frames_are_checked() -> None:
     assert _frames(bomb, budget)[0] == [b"\0" * (1 << 20)]  # under the budget: taken whole
     # Five 1 MB bombs against a 4 MB budget: the last four are taken, the first is not
     # inflated past what is left, and a note says so.
-    models, notes, _, _ = _frames(bomb * 5, budget)
+    models, notes, _, _, _ = _frames(bomb * 5, budget)
     assert len(models) == 4 and any("not taken" in n for n in notes)
     # A frame whose hash does not match stops everything before any inflation.
     assert _frames(bomb * 5 + bytes(bad), budget)[0] == []
