@@ -59,6 +59,7 @@ from ortrex.verifiers.static import check_program
 # rejects the seed.
 SEED_TOLERATED = frozenset({"no-optimize", "model-name", "file-write", "import-stdlib",
                             "import-local", "import-plot"})
+_MISSING = re.compile(r"ModuleNotFoundError: No module named '([\w.]+)'")
 _PYTHON_TAG = re.compile(r"<python>\s*(.*?)\s*</python>", re.S)
 _FENCED = re.compile(r"```(?:python|py)?[ \t]*\n(.*?)```", re.S)
 _FILE_BLOCK = re.compile(r"#{2,4}\s*`?([\w./-]+\.(?:json|csv|txt|dat))`?\s*\n+```[\w]*\n(.*?)```",
@@ -299,6 +300,8 @@ def _no_capture_reason(run: Any) -> str:
         return "capture_too_large"
     if run.capture_status == "unsupported":  # a solve with callback rows it could not carry
         return "unsupported_model"
+    if run.status == "error" and _MISSING.search(run.stderr or ""):
+        return "library_unavailable"  # a modelling library this machine does not have
     return "program_failed" if run.status != "ok" else "no_model_captured"
 
 

@@ -14,6 +14,7 @@ from typing import Any
 
 Emit = Callable[[bytes], None]
 Solved = Callable[[float, float], None]
+Refused = Callable[[str], None]  # a library's size-limited licence refused a solve
 LIBRARIES = ("pulp", "pyomo", "ortools", "coptpy")
 
 
@@ -54,7 +55,8 @@ def _objective_constant(mps: bytes, constant: float) -> bytes:
 
 def _wrap(orig: Callable[..., Any], export: Callable[[Any], bytes | None],
           own: Callable[[Any, Any], tuple[float, float] | None], emit: Emit, solved: Solved,
-          depth: list[int]) -> Callable[..., Any]:
+          depth: list[int], licence: Callable[[BaseException], bool] = lambda _e: False,
+          refused: Refused = lambda _n: None, name: str = "") -> Callable[..., Any]:
     """A solve ``orig(subject, ...)`` (a method's ``self``, or the model a solver's bound
     ``solve`` takes) that emits the subject's model first and the program's own optimum after;
     solves nested in it (the library calling gurobipy or highspy) are not captured again."""
@@ -71,6 +73,10 @@ def _wrap(orig: Callable[..., Any], export: Callable[[Any], bytes | None],
         depth[0] += 1
         try:
             result = orig(subject, *args, **kwargs)
+        except Exception as exc:
+            if outer and licence(exc):
+                refused(name)
+            raise
         finally:
             depth[0] -= 1
         if outer:
@@ -85,7 +91,8 @@ def _wrap(orig: Callable[..., Any], export: Callable[[Any], bytes | None],
     return hooked
 
 
-def _pulp(tmp: str, emit: Emit, solved: Solved, depth: list[int]) -> tuple[type, ...]:
+def _pulp(tmp: str, emit: Emit, solved: Solved, depth: list[int], _refused: Refused
+          ) -> tuple[type, ...]:
     import pulp
 
     def export(prob: Any) -> bytes:
@@ -105,7 +112,8 @@ def _pulp(tmp: str, emit: Emit, solved: Solved, depth: list[int]) -> tuple[type,
     return (pulp.LpProblem,)
 
 
-def _pyomo(tmp: str, emit: Emit, solved: Solved, depth: list[int]) -> tuple[type, ...]:
+def _pyomo(tmp: str, emit: Emit, solved: Solved, depth: list[int], _refused: Refused
+           ) -> tuple[type, ...]:
     from pyomo.environ import Objective, value
     from pyomo.opt import TerminationCondition
     from pyomo.opt.base import solvers
@@ -138,7 +146,8 @@ def _pyomo(tmp: str, emit: Emit, solved: Solved, depth: list[int]) -> tuple[type
     return (ConcreteModel,)
 
 
-def _ortools(tmp: str, emit: Emit, solved: Solved, depth: list[int]) -> tuple[type, ...]:
+def _ortools(tmp: str, emit: Emit, solved: Solved, depth: list[int], _refused: Refused
+             ) -> tuple[type, ...]:
     from ortools.linear_solver import pywraplp
 
     def export(solver: Any) -> bytes:
@@ -154,7 +163,8 @@ def _ortools(tmp: str, emit: Emit, solved: Solved, depth: list[int]) -> tuple[ty
     return (pywraplp.Solver,)
 
 
-def _copt(tmp: str, emit: Emit, solved: Solved, depth: list[int]) -> tuple[type, ...]:
+def _copt(tmp: str, emit: Emit, solved: Solved, depth: list[int], refused: Refused
+          ) -> tuple[type, ...]:
     import coptpy
 
     def export(model: Any) -> bytes:
@@ -172,17 +182,20 @@ def _copt(tmp: str, emit: Emit, solved: Solved, depth: list[int]) -> tuple[type,
                 bound = _finite(model.getAttr("BestBnd"), v)
         return v, bound
 
+    def licence(exc: BaseException) -> bool:  # the pip build's size limit
+        return isinstance(exc, coptpy.CoptError) and "LICENSE" in str(exc)
+
     for name in ("solve", "solveLP"):
         setattr(coptpy.Model, name, _wrap(getattr(coptpy.Model, name), export, own, emit,
-                                          solved, depth))
+                                          solved, depth, licence, refused, "COPT"))
     return (coptpy.Model,)
 
 
 _HOOKS = {"pulp": _pulp, "pyomo": _pyomo, "ortools": _ortools, "coptpy": _copt}
 
 
-def install(code: str, tmp: str, emit: Emit, solved: Solved, depth: list[int]
-            ) -> tuple[type, ...]:
+def install(code: str, tmp: str, emit: Emit, solved: Solved, depth: list[int],
+            refused: Refused) -> tuple[type, ...]:
     """Hook the solves of every library the program names (one it does not name costs no
     import; a missing one is the program's own import error); the libraries' real model
     classes, which are not look-alikes of a solver model."""
@@ -190,5 +203,5 @@ def install(code: str, tmp: str, emit: Emit, solved: Solved, depth: list[int]
     for name, hook in _HOOKS.items():
         if name in code:
             with contextlib.suppress(Exception):
-                classes.extend(hook(tmp, emit, solved, depth))
+                classes.extend(hook(tmp, emit, solved, depth, refused))
     return tuple(classes)

@@ -408,7 +408,10 @@ def _install_at_solve(tmp: str, file_bytes: int, written: list[int], code: str =
             return result
 
         hs.run = run
-    return capture_libs.install(code, tmp, model_frame, solved, depth)
+    def refused(library: str) -> None:
+        emit(frame_(FRAME_LICENCE, library.encode()[:20]))
+
+    return capture_libs.install(code, tmp, model_frame, solved, depth, refused)
 
 
 # The plotting libraries a seed may import (``static.PLOT_IMPORTS``). An installed one is the

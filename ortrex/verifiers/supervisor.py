@@ -352,8 +352,9 @@ def _frames(data: bytes, budget: int
                 spans[-1][1] = _solved(bytes(payload))
         elif kind == harness.FRAME_NAMES:
             renamed.update(_names(bytes(payload)))
-        elif kind == harness.FRAME_LICENCE:
-            notes.append("the sandbox's Gurobi licence refused the program's solve")
+        elif kind == harness.FRAME_LICENCE:  # payload: the library ('': gurobipy)
+            who = bytes(payload[:20]).decode("ascii", "replace") or "Gurobi"
+            notes.append(f"the sandbox's {who} licence refused the program's solve")
         elif kind == harness.FRAME_TOO_LARGE:
             notes.append(f"a model of {bytes(payload).decode('ascii', 'replace')[:20]} bytes "
                          "was over the capture's file limit")

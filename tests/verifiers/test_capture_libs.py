@@ -123,3 +123,25 @@ def test_import_seeds_accepts_every_librarys_seed(tmp_path: Path) -> None:
         "--format", "json").stdout)
     got = {x["seed"]: (x["status"], x["reason"], x["objective"]) for x in rows}
     assert got == {lib: ("accepted", None, pytest.approx(OPTIMUM)) for lib in PROGRAMS}
+
+
+def test_a_licence_refusal_is_noted_and_the_model_still_taken(box: Sandbox) -> None:
+    # 5,000 binaries: over the size limit of COPT's pip build, which refuses the solve.
+    code = ("import coptpy as cp\nfrom coptpy import COPT\nm = cp.Envr().createModel('big')\n"
+            "m.setParam('Logging', 0)\nx = m.addVars(5000, vtype=COPT.BINARY)\n"
+            "m.addConstr(x.sum() <= 10)\nm.setObjective(x.sum(), COPT.MAXIMIZE)\nm.solve()\n")
+    r = box.run(Job(code, limits=Limits(wall_s=30), capture_at="solve"))
+    assert r.status == "error" and "LICENSE" in r.stderr
+    assert "the sandbox's COPT licence refused the program's solve" in r.capture_notes
+    assert len(r.captures) == 1 and r.solved == [None]
+    assert solve(loads(r.captures[0].decode(), "mps", "big"), "highs").objective == 10
+
+
+def test_a_library_this_machine_lacks_is_its_own_reason() -> None:
+    from ortrex.engine.seeds import _no_capture_reason
+    from ortrex.verifiers.programs import RunResult
+
+    err = "Traceback (most recent call last):\nModuleNotFoundError: No module named 'pulp'\n"
+    assert _no_capture_reason(RunResult("error", 1, "", err, 0.1)) == "library_unavailable"
+    assert _no_capture_reason(RunResult("error", 1, "", "ValueError: x\n", 0.1)) == \
+        "program_failed"
