@@ -107,6 +107,18 @@ m.setObjective(x + 2 * z, GRB.MAXIMIZE)
 m.optimize()
 """
 
+# An indicator on a variable with no upper bound: no exact linear form (no big-M).
+UNBOUNDED_INDICATOR = """import gurobipy as gp
+from gurobipy import GRB
+m = gp.Model("free")
+z = m.addVar(vtype=GRB.BINARY, name="z")
+x = m.addVar(name="x")
+m.addGenConstrIndicator(z, True, x <= 3)
+m.addConstr(x >= 1)
+m.setObjective(x - 2 * z, GRB.MINIMIZE)
+m.optimize()
+"""
+
 # A market-split instance (Cornuejols-Dawande): tiny and very hard for branch and bound.
 MARKET_SPLIT = """import gurobipy as gp
 from gurobipy import GRB
@@ -167,6 +179,7 @@ def test_every_model_is_captured_at_solve_and_solved_in_the_parent(tmp_path: Pat
              "this run has scale 2, a budget of 9."),
         seed("bad_name", IN_FUNCTION, {"../outside.csv": "a\n1\n"}),
         seed("indicator", INDICATOR),
+        seed("unbounded_indicator", UNBOUNDED_INDICATOR),
     ]) + "\n")
     with Store(tmp_path / "s.duckdb", create=True) as s:
         rep = import_seeds(s, f, workers=2, limits=SeedLimits(program_s=8.0, solve_s=20.0))
@@ -202,10 +215,13 @@ def test_every_model_is_captured_at_solve_and_solved_in_the_parent(tmp_path: Pat
         # a bad file name rejects its seed, and only its seed
         assert docs["bad_name"][:2] == ("rejected", "bad_file_name")
         assert "../outside.csv" in str(docs["bad_name"][2])
-        # indicator constraints: the model is unsupported, not unreadable
-        assert docs["indicator"][:2] == ("rejected", "unsupported_model")
-        assert "indicator" in str(docs["indicator"][2])
-        assert rep.accepted == 5 and rep.captured == 6
+        # an indicator constraint, in its exact linear form over the bounds: z = 0, x = 10
+        assert docs["indicator"][:2] == ("accepted", None)
+        assert docs["indicator"][3] == pytest.approx(10.0)
+        # one with no finite bound to write it with: unsupported, not unreadable, not relaxed
+        assert docs["unbounded_indicator"][:2] == ("rejected", "unsupported_model")
+        assert "finite bounds" in str(docs["unbounded_indicator"][2])
+        assert rep.accepted == 6 and rep.captured == 7
 
 
 def test_time_limits_are_honest(tmp_path: Path) -> None:
