@@ -81,7 +81,8 @@ def ordered(found: list[Diagnosis]) -> list[Diagnosis]:
 # ------------------------------------------------------------------ program level
 _STATIC = {"file-access": "unsafe_data_access", "file-write": "unsafe_data_access",
            "import": "unsafe_data_access", "import-stdlib": "unsafe_data_access",
-           "import-local": "unsafe_data_access", "call": "unsafe_data_access",
+           "import-local": "unsafe_data_access", "import-plot": "output_contract",
+           "call": "unsafe_data_access",
            "gurobi-boolop": "gurobi_api", "gurobi-chained": "gurobi_api",
            "code-blocks": "output_contract", "no-model": "output_contract",
            "model-name": "output_contract", "no-optimize": "output_contract",
