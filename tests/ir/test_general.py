@@ -83,3 +83,19 @@ def test_what_has_no_exact_linear_form_is_refused() -> None:
         m.update()
         with pytest.raises(UnsupportedModelError, match="no exact linear form"):
             linearize(m)
+
+
+def test_lazy_rows_are_rows_and_several_objectives_are_refused(tmp_path: object) -> None:
+    with gp.Env(params={"OutputFlag": 0}) as env, gp.Model(env=env) as m:
+        x = m.addVar(ub=10, vtype=GRB.INTEGER, name="x")
+        y = m.addVar(ub=10, name="y")
+        m.addConstr(x + y <= 7, name="c").Lazy = 1  # a LAZYCONS row: a row all the same
+        m.setObjective(x + 2 * y, GRB.MAXIMIZE)
+        m.write(f"{tmp_path}/lazy.mps")
+        m.setObjectiveN(x, 1, priority=0)
+        m.write(f"{tmp_path}/multi.mps")
+    with open(f"{tmp_path}/lazy.mps", "rb") as f:
+        assert solve(read_general(f.read()), "highs").objective == pytest.approx(14.0)
+    with open(f"{tmp_path}/multi.mps", "rb") as f, \
+            pytest.raises(UnsupportedModelError, match="objectives"):
+        read_general(f.read())

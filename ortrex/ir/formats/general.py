@@ -190,7 +190,10 @@ def read_general(data: bytes, suffix: str = ".mps") -> CanonicalModel:
             except gp.GurobiError as exc:
                 raise UnsupportedModelError(f"Gurobi cannot read the model: {exc}") from exc
             with m:
-                linearize(m)  # quadratic parts travel as they are: the IR holds them
+                if m.NumObj > 1:  # a hierarchy or blend: no one objective to verify
+                    raise UnsupportedModelError(f"{m.NumObj} objectives (a multi-objective "
+                                                "model) have no single-objective form")
+                linearize(m)  # quadratic parts and lazy rows travel as they are
                 return from_gurobi(m)
     finally:
         os.unlink(path)
