@@ -133,3 +133,15 @@ def test_an_optimum_other_than_the_programs_own_is_refused() -> None:
     assert _own_solve_differs((12.0, 11.5), 11.7) is None  # within the program's own gap
     why = _own_solve_differs((12.0, 12.0), 30.0)
     assert why is not None and "12" in why and "30" in why
+
+
+def test_the_capture_helpers_look_up_no_global_name() -> None:
+    # The program can rewrite the harness module's globals: the helpers the capture runs
+    # after it are rebuilt from their code objects, so none may look a global name up.
+    import dis
+
+    for f in (harness._unsafe_names, harness._keep, harness._gurobi_safe,
+              harness._highs_safe):
+        names = [i.argval for i in dis.get_instructions(f)
+                 if i.opname in ("LOAD_GLOBAL", "LOAD_NAME")]
+        assert names == [], (f.__name__, names)
