@@ -53,35 +53,44 @@ def _objective_constant(mps: bytes, constant: float) -> bytes:
     return "\n".join(lines).encode()
 
 
+def _first(args: tuple[Any, ...], _kwargs: dict[str, Any]) -> Any:
+    return args[0] if args else None
+
+
 def _wrap(orig: Callable[..., Any], export: Callable[[Any], bytes | None],
           own: Callable[[Any, Any], tuple[float, float] | None], emit: Emit, solved: Solved,
           depth: list[int], licence: Callable[[BaseException], bool] = lambda _e: False,
-          refused: Refused = lambda _n: None, name: str = "") -> Callable[..., Any]:
-    """A solve ``orig(subject, ...)`` (a method's ``self``, or the model a solver's bound
-    ``solve`` takes) that emits the subject's model first and the program's own optimum after;
-    solves nested in it (the library calling gurobipy or highspy) are not captured again."""
+          refused: Refused = lambda _n: None, name: str = "",
+          subject: Callable[[tuple[Any, ...], dict[str, Any]], Any] = _first
+          ) -> Callable[..., Any]:
+    """A solve ``orig(*args)`` whose model (``subject`` of its arguments: a method's
+    ``self`` by default) is emitted first and the program's own optimum after; the call itself
+    goes through exactly as the program made it. Solves nested in it (the library calling
+    gurobipy or highspy) are not captured again."""
 
-    def hooked(subject: Any, *args: Any, **kwargs: Any) -> Any:
+    def hooked(*args: Any, **kwargs: Any) -> Any:
         outer = depth[0] == 0
+        model = None
         if outer:
             try:
-                text = export(subject)
+                model = subject(args, kwargs)
+                text = export(model) if model is not None else None
             except Exception:  # a model the library cannot write is the program's problem
                 text = None
             if text:
                 emit(text)
         depth[0] += 1
         try:
-            result = orig(subject, *args, **kwargs)
+            result = orig(*args, **kwargs)
         except Exception as exc:
             if outer and licence(exc):
                 refused(name)
             raise
         finally:
             depth[0] -= 1
-        if outer:
+        if outer and model is not None:
             try:
-                got = own(subject, result)
+                got = own(model, result)
             except Exception:
                 got = None
             if got is not None:
@@ -133,11 +142,25 @@ def _pyomo(tmp: str, emit: Emit, solved: Solved, depth: list[int], _refused: Ref
     factory_call = solvers.SolverFactoryClass.__call__
 
     # Every solver Pyomo hands out (legacy and APPSI ones alike) comes from its
-    # SolverFactory: that solver's ``solve(model)`` is hooked.
+    # SolverFactory: that solver's ``solve(model)`` is hooked. A persistent solver is asked
+    # ``solve()`` with the model it was given by ``set_instance``.
     def make(self: Any, *args: Any, **kwargs: Any) -> Any:
         solver = factory_call(self, *args, **kwargs)
+
+        def model_of(a: tuple[Any, ...], k: dict[str, Any]) -> Any:
+            if a and hasattr(a[0], "component_data_objects"):
+                return a[0]
+            if hasattr(k.get("model"), "component_data_objects"):
+                return k["model"]
+            for attr in ("_pyomo_model", "_model", "_instance"):
+                got = getattr(solver, attr, None)
+                if hasattr(got, "component_data_objects"):
+                    return got
+            return None
+
         with contextlib.suppress(Exception):
-            solver.solve = _wrap(solver.solve, export, own, emit, solved, depth)
+            solver.solve = _wrap(solver.solve, export, own, emit, solved, depth,
+                                 subject=model_of)
         return solver
 
     solvers.SolverFactoryClass.__call__ = make
@@ -160,7 +183,31 @@ def _ortools(tmp: str, emit: Emit, solved: Solved, depth: list[int], _refused: R
         return v, _finite(solver.Objective().BestBound(), v)
 
     pywraplp.Solver.Solve = _wrap(pywraplp.Solver.Solve, export, own, emit, solved, depth)
-    return (pywraplp.Solver,)
+    classes: list[type] = [pywraplp.Solver]
+    with contextlib.suppress(ImportError):  # the newer model builder: solver.solve(model)
+        from ortools.linear_solver.python import model_builder as mb
+
+        def mb_export(model: Any) -> bytes:
+            return str(model.export_to_mps_string()).encode()
+
+        def mb_own(model: Any, status: Any) -> tuple[float, float] | None:
+            del model
+            if status != mb.SolveStatus.OPTIMAL:
+                return None
+            v = float(holder[0].objective_value)
+            return v, _finite(holder[0].best_objective_bound, v)
+
+        holder: list[Any] = [None]
+        solve = mb.Solver.solve
+
+        def mb_solve(self: Any, model: Any, *args: Any, **kwargs: Any) -> Any:
+            holder[0] = self
+            return solve(self, model, *args, **kwargs)
+
+        mb.Solver.solve = _wrap(mb_solve, mb_export, mb_own, emit, solved, depth,
+                                subject=lambda a, k: a[1] if len(a) > 1 else k.get("model"))
+        classes.append(mb.Model)
+    return tuple(classes)
 
 
 def _copt(tmp: str, emit: Emit, solved: Solved, depth: list[int], refused: Refused

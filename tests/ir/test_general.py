@@ -13,7 +13,8 @@ from ortrex.verifiers.solvers import solve
 
 gp = pytest.importorskip("gurobipy")
 GRB = gp.GRB
-KINDS = ("indicator1", "indicator0", "max", "min", "abs", "and", "or", "sos1", "sos2")
+KINDS = ("indicator1", "indicator0", "max", "min", "abs", "and", "or", "sos1", "sos2", "pwl",
+         "pwlobj")
 
 
 def _model(kind: str, rng: random.Random) -> object:
@@ -44,10 +45,25 @@ def _model(kind: str, rng: random.Random) -> object:
         y = m.addVar(vtype=GRB.BINARY, name="y")
         add(y, z[:3])
         obj = rng.choice([-3, 3]) * y + gp.quicksum(rng.randint(-2, 2) * v for v in z)
+    elif kind in ("pwl", "pwlobj"):
+        # a nonconvex curve whose points do not reach the bounds of x[0] (Gurobi extends it)
+        xs = sorted(rng.sample(range(-3, 6), 4))
+        ys = [float(rng.randint(-4, 4)) for _ in xs]
+        if kind == "pwl":
+            m.addGenConstrPWL(x[0], r, xs, ys)
+            obj = rng.choice([-1, 1]) * r + x[1]
+        else:
+            m.setPWLObj(x[0], xs, ys)
+            obj = None
     else:
         m.addSOS(GRB.SOS_TYPE1 if kind == "sos1" else GRB.SOS_TYPE2, x, [1, 2, 3, 4])
         obj = gp.quicksum(rng.randint(1, 5) * v for v in x)
-    m.setObjective(obj, rng.choice([GRB.MINIMIZE, GRB.MAXIMIZE]))
+    if obj is None:  # the piecewise-linear term beside linear costs of the others
+        for v in x[1:]:
+            v.Obj = rng.randint(-2, 2)
+        m.ModelSense = rng.choice([GRB.MINIMIZE, GRB.MAXIMIZE])
+    else:
+        m.setObjective(obj, rng.choice([GRB.MINIMIZE, GRB.MAXIMIZE]))
     return m
 
 
@@ -79,7 +95,7 @@ def test_what_has_no_exact_linear_form_is_refused() -> None:
             linearize(m)
     with gp.Env(params={"OutputFlag": 0}) as env, gp.Model(env=env) as m:
         x, y = m.addVar(ub=2, name="x"), m.addVar(lb=-9, name="y")
-        m.addGenConstrExp(x, y, name="e")
+        m.addGenConstrExp(x, y, name="e")  # a nonlinear function
         m.update()
         with pytest.raises(UnsupportedModelError, match="no exact linear form"):
             linearize(m)

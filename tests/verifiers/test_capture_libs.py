@@ -54,6 +54,30 @@ m.labour = Constraint(expr=m.x + 3 * m.y <= 24)
 SolverFactory("appsi_highs").solve(m)
 print("objective", value(m.profit))
 """,
+    "pyomo-persistent": """from pyomo.environ import (ConcreteModel, Constraint, Integers,
+                           Objective, SolverFactory, Var, maximize, value)
+m = ConcreteModel()
+m.x = Var(bounds=(0, 10), within=Integers)
+m.y = Var(bounds=(0, 8), within=Integers)
+m.profit = Objective(expr=3 * m.x + 2 * m.y - 5, sense=maximize)
+m.machine = Constraint(expr=2 * m.x + m.y <= 20)
+m.labour = Constraint(expr=m.x + 3 * m.y <= 24)
+opt = SolverFactory("gurobi_persistent")
+opt.set_instance(m)
+opt.solve()
+print("objective", value(m.profit))
+""",
+    "ortools-builder": """from ortools.linear_solver.python import model_builder as mb
+model = mb.Model()
+x = model.new_int_var(0, 10, "x")
+y = model.new_int_var(0, 8, "y")
+model.add(2 * x + y <= 20)
+model.add(x + 3 * y <= 24)
+model.maximize(3 * x + 2 * y - 5)
+solver = mb.Solver("scip")
+assert solver.solve(model) == mb.SolveStatus.OPTIMAL
+print("objective", solver.objective_value)
+""",
     "ortools": """from ortools.linear_solver import pywraplp
 s = pywraplp.Solver.CreateSolver("SCIP")
 x = s.IntVar(0, 10, "x")

@@ -1,7 +1,8 @@
 """Exact MIP forms of what the IR does not hold: Gurobi's indicator, max, min, abs, and, or
-constraints and SOS sets become rows over new binaries (big-M values taken from the variables'
-finite bounds), so a model using them is verified by both solvers like any other. One that
-cannot be written so exactly (an unbounded expression, a nonlinear function) is refused."""
+and piecewise-linear constraints, piecewise-linear objectives and SOS sets become rows over new
+binaries (big-M values taken from the variables' finite bounds), so a model using them is
+verified by both solvers like any other. One that cannot be written so exactly (an unbounded
+expression, a nonlinear function) is refused."""
 
 from __future__ import annotations
 
@@ -144,13 +145,73 @@ def _sos(m: Any, s: Any, rows: _Rows) -> None:
             rows.row([(x, 1.0), *((y, -lo) for y in on)], ">", 0.0)
 
 
+def _curve(what: str, x: Any, xs: list[float], ys: list[float]) -> tuple[list[float],
+                                                                         list[float]]:
+    """The points of a piecewise-linear function over all of ``x``'s bounds: Gurobi extends
+    the first and last segments beyond the points, so they are extended to the bounds."""
+    lo, hi = _bounds(x)
+    xs, ys = [float(v) for v in xs], [float(v) for v in ys]
+    if not xs:
+        raise UnsupportedModelError(f"{what}: a piecewise-linear function with no points")
+
+    def slope(i: int, j: int) -> float:
+        return (ys[j] - ys[i]) / (xs[j] - xs[i]) if len(xs) > 1 and xs[j] != xs[i] else 0.0
+
+    if lo < xs[0]:
+        _finite(what, lo)
+        xs, ys = [lo, *xs], [ys[0] + slope(0, 1) * (lo - xs[0]), *ys]
+    if hi > xs[-1]:
+        _finite(what, hi)
+        xs, ys = [*xs, hi], [*ys, ys[-1] + slope(-2, -1) * (hi - xs[-1])]
+    return xs, ys
+
+
+def _pwl(m: Any, rows: _Rows, x: Any, y: Any, xs: list[float], ys: list[float]) -> None:
+    """``y = f(x)`` for the piecewise-linear ``f`` through the points: weights on the points
+    (they sum to one and give x and y), nonzero on one segment's two ends only."""
+    from gurobipy import GRB
+
+    lam = [m.addVar(ub=1.0, name=f"{rows.name}_w{k}") for k in range(len(xs))]
+    rows.row([(v, 1.0) for v in lam], "=", 1.0)
+    rows.row([(x, 1.0), *((v, -a) for v, a in zip(lam, xs, strict=True))], "=", 0.0)
+    rows.row([(y, 1.0), *((v, -b) for v, b in zip(lam, ys, strict=True))], "=", 0.0)
+    if len(xs) > 2:
+        seg = [m.addVar(vtype=GRB.BINARY, name=f"{rows.name}_s{k}") for k in range(len(xs) - 1)]
+        rows.row([(v, 1.0) for v in seg], "=", 1.0)
+        for k, v in enumerate(lam):
+            rows.row([(v, 1.0), *((seg[j], -1.0) for j in (k - 1, k) if 0 <= j < len(seg))],
+                     "<", 0.0)
+
+
+def _pwl_objectives(m: Any) -> int:
+    """Piecewise-linear objective terms as a new variable each, equal to the term."""
+    import gurobipy as gp
+
+    done = 0
+    for v in m.getVars():
+        try:
+            points = m.getPWLObj(v)
+        except gp.GurobiError:
+            continue
+        if not points:
+            continue
+        what = f"the piecewise-linear objective of {v.VarName}"
+        xs, ys = _curve(what, v, [p[0] for p in points], [p[1] for p in points])
+        t = m.addVar(lb=min(ys), ub=max(ys), obj=1.0, name=f"{v.VarName}_pwlobj")
+        _pwl(m, _Rows(m, f"{v.VarName}_pwlobj"), v, t, xs, ys)
+        m.setPWLObj(v, [], [])
+        v.Obj = 0.0  # the term replaced the variable's linear cost
+        done += 1
+    return done
+
+
 def linearize(m: Any) -> int:
     """Replace the general constraints and SOS sets of gurobipy model ``m`` by exact rows
     over new binaries (in place); how many were replaced."""
     from gurobipy import GRB
 
     m.update()
-    done = 0
+    done = _pwl_objectives(m)
     for gc in m.getGenConstrs():
         rows, kind = _Rows(m, gc.GenConstrName or f"gc{done}"), gc.GenConstrType
         if kind == GRB.GENCONSTR_INDICATOR:
@@ -161,9 +222,12 @@ def linearize(m: Any) -> int:
             _abs(m, gc, rows)
         elif kind in (GRB.GENCONSTR_AND, GRB.GENCONSTR_OR):
             _logic(m, gc, rows, kind == GRB.GENCONSTR_AND)
+        elif kind == GRB.GENCONSTR_PWL:
+            x, y, xs, ys = m.getGenConstrPWL(gc)
+            _pwl(m, rows, x, y, *_curve(f"{gc.GenConstrName}", x, xs, ys))
         else:
-            raise UnsupportedModelError(f"general constraint {gc.GenConstrName} (a function "
-                                        "or piecewise-linear form) has no exact linear form")
+            raise UnsupportedModelError(f"general constraint {gc.GenConstrName} (a nonlinear "
+                                        "function) has no exact linear form")
         m.remove(gc)
         done += 1
     for s in m.getSOSs():
