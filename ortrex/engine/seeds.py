@@ -258,13 +258,30 @@ def error_line(stderr: str, status: str, exit_code: int | None, wall_s: float) -
 
 def reported_objective(stdout: str) -> float | None:
     """The last objective value a program printed, in any of the usual phrasings."""
+    got = printed_objective(stdout)
+    return None if got is None else got[0]
+
+
+def printed_objective(stdout: str) -> tuple[float, float] | None:
+    """The last objective value a program printed and half a unit of its last printed digit
+    (``1.57``: 0.005; ``3095``: 0.5; ``1.2e+03``: 50): how far the true value may lie."""
     found = _REPORTED.findall(stdout)
     if not found:
         return None
+    text = found[-1].replace(",", "")
     try:
-        return float(found[-1].replace(",", ""))
+        value = float(text)
     except ValueError:
         return None
+    mant, _, exp = text.lower().partition("e")
+    decimals = len(mant.split(".")[1]) if "." in mant else 0
+    return value, 0.5 * 10.0 ** (int(exp or 0) - decimals)
+
+
+def _printed_agrees(printed: tuple[float, float], objective: float) -> bool:
+    """Whether an optimum rounds to what the program printed (or agrees with it)."""
+    value, half = printed
+    return objectives_agree(value, objective) or abs(value - objective) <= half * (1 + 1e-9)
 
 
 @dataclass
@@ -284,10 +301,15 @@ class SeedResult:
     objective: float | None = None
     captured: int = 0  # models the sandbox captured (before any was read or verified)
 
+    chosen: int | None = None  # which of ``instances`` is the seed's (None: the last)
+
     @property
     def instance(self) -> dict[str, Any] | None:
-        """The seed's instance: the last model its program solved."""
-        return self.instances[-1] if self.instances else None
+        """The seed's instance: the last model whose optimum the program printed, else the
+        last model it solved."""
+        if not self.instances:
+            return None
+        return self.instances[-1 if self.chosen is None else self.chosen]
 
 
 MAX_MODELS = 16  # models verified per seed (a program re-solving in a loop stops counting)
@@ -335,7 +357,8 @@ def process_seed(seed: Seed, wall_s: float = 60.0, solve_s: float = 30.0,
     job = Job(static.code or code, files, limits, capture_at="solve", args=seed.args)
     run = sandbox(PRELOAD_SEEDS).run(job)
     res = SeedResult(seed, code, files, run.status, checks)
-    printed = reported_objective(run.stdout) if run.status == "ok" else None
+    shown = printed_objective(run.stdout) if run.status == "ok" else None
+    printed = None if shown is None else shown[0]
     program = {"status": run.status, "exit_code": run.exit_code, "seconds": round(run.seconds, 3),
                "models_captured": len(run.captures), "notes": run.capture_notes,
                "capture": run.capture_status, "isolation": run.isolation}
@@ -356,8 +379,11 @@ def process_seed(seed: Seed, wall_s: float = 60.0, solve_s: float = 30.0,
     verdicts: list[dict[str, Any]] = []
     # A model solved again (a loop re-optimising it) keeps the verdict it had: no new solve.
     done: dict[str, tuple[tuple[bool, str | None, str | None, float | None], dict[str, Any]]] = {}
-    last: tuple[bool, str | None, str | None, float | None] = (False, None, None, None)
-    for k, data in enumerate(captures):
+    Verdict = tuple[bool, str | None, str | None, float | None]
+    inst_of: dict[str, int] = {}
+
+    def judge_model(k: int, data: bytes) -> tuple[Verdict, int | None]:
+        """The verdict on captured model ``k`` and the index of its instance row."""
         where = f"seed {seed.id} model {k + 1}"
         try:
             model = loads(data.decode("utf-8", "replace"), "mps", where)
@@ -369,29 +395,28 @@ def process_seed(seed: Seed, wall_s: float = 60.0, solve_s: float = 30.0,
             except (UnsupportedModelError, ImportError) as why:
                 last = (False, "unsupported_model", f"{exc}; {why}"[:300], None)
                 verdicts.append({"model": k + 1, "status": "unsupported", "why": last[2]})
-                continue
+                return last, None
         except ModelFileError as exc:
             last = (False, "model_unreadable", str(exc)[:300], None)
             verdicts.append({"model": k + 1, "status": "unreadable", "why": last[2]})
-            continue
+            return last, None
         model = model.replace(name=seed.id if len(captures) == 1 else f"{seed.id}#{k + 1}")
         iid = model.content_hash
         if iid in done:
             last, verdict = done[iid]
             verdicts.append({**verdict, "model": k + 1})
-            continue
+            return last, inst_of.get(iid)
         trivial = trivial_reason(model)
         if trivial:
-            last = (False, "trivial_model", trivial, None)
             verdicts.append({"model": k + 1, "id": iid, "status": "trivial", "why": trivial})
-            continue
+            return (False, "trivial_model", trivial, None), None
         left = budget_s - (time.monotonic() - t0)
         if left < 1.0:
             last = (False, "time_limit", f"the seed's time budget of {budget_s:g} s was "
                     "spent before this model", None)
             verdicts.append({"model": k + 1, "id": iid, "status": "time_limit",
                              "why": last[2]})
-            continue
+            return last, None
         # Two solvers, the relaxation and the stability re-solve share what is left.
         limit = max(1.0, min(solve_s, left / 4))
         outcome = verify(model, time_limit=limit)
@@ -415,6 +440,7 @@ def process_seed(seed: Seed, wall_s: float = 60.0, solve_s: float = 30.0,
                          else "rejected", "why": reason, "objective": outcome.objective,
                          "flags": outcome.flags})
         done[iid] = (last, verdicts[-1])
+        inst_of[iid] = len(res.instances)
         res.instances.append(instance_row(
             model, family=str(seed.metadata.get("structure") or "seed"),
             status="accepted" if outcome.accepted else "rejected", reject_reason=reason,
@@ -422,9 +448,20 @@ def process_seed(seed: Seed, wall_s: float = 60.0, solve_s: float = 30.0,
             difficulty_band=outcome.band, domain=seed.metadata.get("domain"),
             flags=json.dumps(outcome.flags) if outcome.flags else None))
         res.verifications.extend(verification_rows(iid, outcome))
-    res.accepted, res.reason, res.detail, res.objective = last
-    if res.accepted and printed is not None and res.objective is not None and \
-            not objectives_agree(printed, res.objective):
+        return last, inst_of[iid]
+
+    picks = [judge_model(k, data) for k, data in enumerate(captures)]
+    # The seed's answer is the last model whose optimum the program printed (an accepted one
+    # first: a program may print, then solve a fixed or infeasible variant), else the last.
+    choice = len(picks) - 1
+    if shown is not None:
+        agree = [i for i, (v, _) in enumerate(picks) if v[3] is not None and
+                 _printed_agrees(shown, v[3])]
+        if agree:
+            choice = next((i for i in reversed(agree) if picks[i][0][0]), agree[-1])
+    (res.accepted, res.reason, res.detail, res.objective), res.chosen = picks[choice]
+    if res.accepted and shown is not None and res.objective is not None and \
+            not _printed_agrees(shown, res.objective):
         res.accepted, res.reason = False, "reported_objective_differs"
         res.detail = f"the program printed {printed!r}; the model it solved has optimum " \
                      f"{res.objective!r}"

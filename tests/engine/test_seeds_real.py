@@ -296,3 +296,53 @@ def test_sigterm_keeps_the_seeds_already_finished(tmp_path: Path) -> None:
     with Store(db) as s:
         (n,), = s.query("SELECT count(*) FROM documents").rows()
     assert 1 <= n < 16
+
+
+# The diet example's shape: solve, print, then solve a variant (made infeasible, or with every
+# variable fixed at its optimum for post-processing): the seed is the model whose optimum the
+# program printed. And a printed optimum rounded to two places agrees with its model.
+PRINT_THEN_VARIANT = """import gurobipy as gp
+from gurobipy import GRB
+m = gp.Model("plan")
+x = m.addVar(ub=10, name="x")
+y = m.addVar(ub=10, name="y")
+m.addConstr(3 * x + 7 * y <= 40, name="cap")
+m.setObjective(2 * x + 3 * y, GRB.MAXIMIZE)
+m.optimize()
+print(f"Optimal objective: {m.ObjVal:.2f}")
+{variant}
+m.optimize()
+"""
+
+
+def test_the_seed_is_the_model_whose_optimum_was_printed(tmp_path: Path) -> None:
+    f = tmp_path / "seeds.jsonl"
+    f.write_text("\n".join([
+        seed("infeasible_after", PRINT_THEN_VARIANT.replace("{variant}", "m.addConstr(x >= 11)")),
+        seed("fixed_after", PRINT_THEN_VARIANT.replace(
+            "{variant}", "for v in m.getVars():\n    v.LB = v.UB = v.X")),
+        seed("other_print", PRINT_THEN_VARIANT.replace("{variant}", "x.UB = 1").replace(
+            "{m.ObjVal:.2f}", "{m.ObjVal + 1:.2f}")),
+    ]) + "\n")
+    with Store(tmp_path / "s.duckdb", create=True) as s:
+        import_seeds(s, f, workers=1, limits=SeedLimits(program_s=20.0, solve_s=20.0))
+        docs = _docs(s)
+        # 2 * 10 + 3 * 10/7 = 24.2857...: printed 24.29, which it rounds to
+        for sid in ("infeasible_after", "fixed_after"):
+            assert docs[sid][:2] == ("accepted", None), docs[sid]
+            assert docs[sid][3] == pytest.approx(20 + 30 / 7)
+        (inst,), = s.query("SELECT i.objective FROM documents d JOIN instances i ON i.id = "
+                           "d.instance_id JOIN lineage l ON l.child_id = d.id AND l.relation "
+                           "= 'imported' WHERE json_extract_string(l.params, '$.seed_id') = "
+                           "'fixed_after'").rows()
+        assert inst == pytest.approx(20 + 30 / 7)  # the seed's instance is that model too
+        # printed 25.29: no model has it, and the last model's optimum contradicts it
+        assert docs["other_print"][:2] == ("rejected", "reported_objective_differs")
+
+
+def test_a_printed_optimum_is_read_to_its_precision() -> None:
+    from ortrex.engine.seeds import printed_objective
+
+    assert printed_objective("Optimal objective: 1.57\n") == (1.57, pytest.approx(0.005))
+    assert printed_objective("objective = 3095") == (3095.0, 0.5)
+    assert printed_objective("Obj: 1.2e+03") == (1200.0, pytest.approx(50.0))
