@@ -55,11 +55,12 @@ from ortrex.verifiers.static import check_program
 # Static findings that are the rendered corpus's contract, not a seed's: seeds may build a
 # model without solving it (the parent solves what was captured), name it as they like and
 # write their LP file inside the sandbox, import standard modules and their own helpers, and
-# plot (off-screen, or into a stand-in where the library is missing: see the harness).
+# plot (off-screen, or into a stand-in where the library is missing: see the harness), and
+# name what a branch that never runs never defines (the run says if one does).
 # Everything else (other imports, calls, file access, undefined names, gurobipy misuse)
 # rejects the seed.
 SEED_TOLERATED = frozenset({"no-optimize", "model-name", "file-write", "import-stdlib",
-                            "import-local", "import-plot"})
+                            "import-local", "import-plot", "undefined"})
 _MISSING = re.compile(r"ModuleNotFoundError: No module named '([\w.]+)'")
 _PYTHON_TAG = re.compile(r"<python>\s*(.*?)\s*</python>", re.S)
 _FENCED = re.compile(r"```(?:python|py)?[ \t]*\n(.*?)```", re.S)

@@ -398,7 +398,15 @@ def trivial_at(model: CanonicalModel, x: np.ndarray, objective: float, solve: So
             f"({pins.describe(model)}) moves it; no other part of the model decides it")
 
 
+def structural(values: np.ndarray) -> bool:
+    """Whether a model's numbers are all 0 and 1 (an assignment, a covering, a puzzle): its
+    data are its structure, so using none of the stated numbers says nothing."""
+    return bool(values.size) and bool(np.all(np.isin(np.abs(values), (0.0, 1.0))))
+
+
 def coverage(model: CanonicalModel, grounds: Grounds) -> tuple[int, int]:
     """(how many of the problem's data numbers the model uses, how many the problem gives)."""
-    values = np.concatenate([v for _, v in model_numbers(model).at.values()])
+    values = np.concatenate([v for _, v in model_numbers(model).at.values()] or [np.zeros(0)])
+    if structural(values):
+        return 0, 0  # nothing for the rule "uses none of the numbers" to say
     return len(grounds.used(values)), int(grounds.evidence.size)

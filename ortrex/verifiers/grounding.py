@@ -62,15 +62,28 @@ def _plain(token: str) -> list[float]:
     return [float(p) for p in parts if p and p != "."]
 
 
+# Numbers that cite rather than state: pages and copyright years ("pp. 266-267, 320-321",
+# "© 2020"), the whole list after the word.
+_CITED = re.compile(r"(?:\bpp?\.|\bpages?\b|©|\(c\)|\bcopyright\b)"
+                    r"(?:\s*(?:\d+|[-–,]|and\b))+", re.I)
+# Comment lines of a model file a program reads (MPS ``*``, LP ``\``): its header counts
+# rows and columns, it states no datum.
+_MODEL_FILE = (".mps", ".lp", ".mps.gz", ".lp.gz", ".mps.bz2", ".lp.bz2", ".mof.json")
+_MODEL_COMMENT = re.compile(r"^\s*[*\\].*$", re.M)
+
+
 def _tokens(chunk: str) -> Iterator[tuple[float, bool]]:
     """(number, whether it is a datum) for every number of a text: digits with their scale
     word (``1.5 million`` is also 1.5e6), fractions, number words."""
+    cited = [m.span() for m in _CITED.finditer(chunk)]
     for m in _NUMBER.finditer(chunk):
         try:
             values = _plain(m.group(1))
         except ValueError:
             continue
         a = m.start()
+        if any(lo <= a < hi for lo, hi in cited):
+            continue
         datum = not (a and _NAMED.match(chunk[a - 1]))
         exp = 10.0 ** int(m.group(2)) if m.group(2) and abs(int(m.group(2))) < 300 else 1.0
         scale = _SCALES.get((m.group(3) or "").lower(), 1.0)
@@ -190,8 +203,13 @@ class Grounds:
     def of(cls, text: str, files: Mapping[str, str | bytes] | None = None) -> Grounds:
         """The grounds of a statement and its data files."""
         found: list[tuple[float, bool]] = []
-        for chunk in [text, *(v.decode("utf-8", "replace") if isinstance(v, bytes) else v
-                              for v in (files or {}).values())]:
+        chunks = [text]
+        for name, v in (files or {}).items():
+            body = v.decode("utf-8", "replace") if isinstance(v, bytes) else v
+            if name.lower().endswith(_MODEL_FILE):
+                body = _MODEL_COMMENT.sub("", body)
+            chunks.append(body)
+        for chunk in chunks:
             found.extend(_tokens(chunk))
         vals = np.abs(np.array([v for v, _ in found], dtype=np.float64))
         datum = np.array([d for _, d in found], dtype=bool)

@@ -418,7 +418,7 @@ def _install_at_solve(tmp: str, file_bytes: int, written: list[int], code: str =
 # real library, drawing off-screen (``MPLBACKEND=Agg`` in the program's environment); one this
 # machine lacks is a stand-in, so a program that plots still runs to its solve. A plot is never
 # part of what is checked. The stand-in is the harness's code; the program only calls it.
-PLOT_MODULES = ("matplotlib", "pylab", "seaborn", "plotly")
+PLOT_MODULES = ("matplotlib", "pylab", "seaborn", "plotly", "IPython", "ipywidgets")
 
 
 class PlotStub(types.ModuleType):

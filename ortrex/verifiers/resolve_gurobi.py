@@ -19,7 +19,7 @@ from typing import Any
 
 import numpy as np
 
-from ortrex.verifiers.dependence import DELTA
+from ortrex.verifiers.dependence import DELTA, structural
 from ortrex.verifiers.grounding import Grounds
 
 _STATUS = {2: "optimal", 3: "infeasible", 5: "unbounded", 4: "infeasible_or_unbounded",
@@ -300,7 +300,7 @@ def _ungrounded(m: Any, entries: list[Entry], objective: float, time_limit: floa
         return None
     values = np.array([e.value for e in entries], dtype=float)
     used, given = len(grounds.used(values)), int(grounds.evidence.size)
-    if given >= 2 and used == 0:
+    if given >= 2 and used == 0 and not structural(values):
         return (f"the model uses none of the {given} numbers the problem gives: its optimum "
                 "is not computed from the problem's data")
     ok = grounds.grounded(values)

@@ -30,11 +30,14 @@ STDLIB_IMPORTS = frozenset({
     "platform", "inspect", "uuid", "hashlib", "calendar", "zoneinfo", "graphlib", "weakref",
     "unicodedata", "difflib", "locale", "base64", "zlib", "bz2", "lzma", "shlex", "getopt",
     "optparse", "configparser", "tomllib", "fnmatch", "errno", "stat", "atexit",
-    "tracemalloc",
+    "tracemalloc", "cProfile", "pstats", "profile", "sqlite3", "copyreg", "secrets",
+    # Pure-Python modelling helpers real programs use (graphs for routing and networks).
+    "networkx",
 })
 # Plotting libraries: a finding of their own (seeds tolerate it; the harness makes their
 # plots draw nothing, with a stand-in where the library is not installed).
-PLOT_IMPORTS = frozenset({"matplotlib", "pylab", "seaborn", "plotly"})
+PLOT_IMPORTS = frozenset({"matplotlib", "pylab", "seaborn", "plotly", "IPython",
+                          "ipywidgets"})
 FORBIDDEN_CALLS = frozenset({"eval", "exec", "compile", "__import__", "input", "breakpoint",
                              "globals", "vars", "getattr", "setattr", "delattr"})
 _FENCE = re.compile(r"```[ \t]*([\w+-]*)[^\n]*\n(.*?)```", re.S)
@@ -243,13 +246,17 @@ def check_program(text: str, data_files: tuple[str, ...] = (),
     report = StaticReport(code, findings)
     try:
         tree = ast.parse(code)
-    except SyntaxError as e:
-        report.findings.append(Finding("syntax", e.lineno or 1, f"syntax error: {e.msg}"))
+        # The compiler's own checks too ('return' outside a function): compiled, never run.
+        compile(tree, "main.py", "exec", dont_inherit=True)
+    except (SyntaxError, ValueError) as e:
+        line = getattr(e, "lineno", None) or 1
+        report.findings.append(Finding("syntax", line,
+                                       f"syntax error: {getattr(e, 'msg', None) or e}"))
         return report
     add = report.findings.append
     defined = _Defined()
     defined.visit(tree)
-    uses_gurobi = uses_highs = uses_other = solves = False
+    uses_gurobi = uses_highs = uses_other = solves = local = False
     for node in ast.walk(tree):
         if isinstance(node, (ast.Import, ast.ImportFrom)):
             mods = [a.name for a in node.names] if isinstance(node, ast.Import) else \
@@ -268,6 +275,7 @@ def check_program(text: str, data_files: tuple[str, ...] = (),
                                 f"import of {mod!r}, a plotting library"))
                 elif top and (f"{top}.py" in data_files or
                               any(f.startswith(f"{top}/") for f in data_files)):
+                    local = True
                     add(Finding("import-local", node.lineno,
                                 f"import of {mod!r}, a module given beside the program"))
                 else:
@@ -296,15 +304,16 @@ def check_program(text: str, data_files: tuple[str, ...] = (),
     if uses_gurobi:
         made = _creations(tree, "gurobipy")
         names = _bound_names(tree, made)
-        # A program that models with another library may import gurobipy for its constants.
-        if not made and not uses_other:
+        # A program that models with another library may import gurobipy for its constants;
+        # one that imports its own helper module may build the model in there.
+        if not made and not uses_other and not local:
             add(Finding("no-model", 1, "no gurobipy Model is created"))
         elif made and model_name not in {n for n, _ in names}:
             add(Finding("model-name", names[0][1] if names else made[0].lineno,
                         f"the model is named {names[0][0]!r}, the contract says {model_name!r}"
                         if names else f"the model is not assigned to a name; the contract "
                         f"says {model_name!r}"))
-    if uses_highs and not uses_other and not _creations(tree, "highspy"):
+    if uses_highs and not uses_other and not local and not _creations(tree, "highspy"):
         add(Finding("no-model", 1, "no highspy Highs object is created"))
     if (uses_gurobi or uses_highs) and not solves:
         add(Finding("no-optimize", 1, "the model is never optimized"))

@@ -123,3 +123,18 @@ def test_free_variables_are_not_fixed_on_gurobis_path() -> None:
     got = resolve_capture(_gurobi_mps(honest), 30, g := Grounds.of(TEXT))
     assert g.data.size and got.status == "optimal", got
     assert not got.trivial and not got.ungrounded, got
+
+
+def test_citations_model_file_headers_and_0_1_models_ground_nothing() -> None:
+    g = Grounds.of("From Williams, pp. 266-267, 320-321, © 2020: cover every 45th node.",
+                   {"stein9.mps": "*ROWS: 13\n*COLUMNS: 9\nNAME stein9\nENDATA\n"})
+    assert sorted(g.data.tolist()) == [45.0]
+    # A covering model of 0s and 1s uses none of the stated numbers, and needs none.
+    g = Grounds.of("Cover the 3 sites; the survey of 2019 counted 17 roads and 23 bridges.")
+    lp = ("Minimize\n obj: x + y + z\nSubject To\n a: x + y >= 1\n b: y + z >= 1\n"
+          " c: x + z >= 1\nBinary\n x y z\nEnd\n")
+    got = resolve_capture(_mps(lp), 30, g)
+    assert got.objective == pytest.approx(2.0) and not got.ungrounded, got
+    # With a real datum in a row the rule still holds: 9 is given nowhere.
+    lp = lp.replace("c: x + z >= 1", "c: x + 9 z >= 1")
+    assert "uses none" in (resolve_capture(_mps(lp), 30, g).ungrounded or "")

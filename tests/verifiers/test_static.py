@@ -263,3 +263,20 @@ def test_the_plot_stand_in_draws_nothing_and_fails_nowhere() -> None:
         for name in [n for n in sys.modules if n.startswith("ortrex_fakeplot")]:
             del sys.modules[name]
     assert not os.path.exists("never-written.png")
+
+
+def test_what_real_programs_do_that_is_not_dangerous() -> None:
+    from ortrex.engine.seeds import SEED_TOLERATED
+
+    # The compiler's own checks: 'return' outside a function is a syntax error found here.
+    assert codes("import math\nreturn math.pi\n") == {"syntax"}
+    # The model built in a helper module given beside the program (Gurobi's diet2.py).
+    helper = "import gurobipy as gp\nimport dietmodel\ndietmodel.solve(3)\n"
+    found = codes(helper, ("dietmodel.py",))
+    assert "no-model" not in found and found <= SEED_TOLERATED, found
+    # Profiling, graphs, a notebook's display, a name only a branch never taken would need.
+    prog = ("import cProfile, pstats, networkx as nx\nfrom IPython.display import display\n"
+            "import gurobipy as gp\nm = gp.Model()\nm.optimize()\nif False:\n"
+            "    logging.warning('never')\ndisplay(nx.Graph())\n")
+    found = codes(prog)
+    assert found <= SEED_TOLERATED and "undefined" in found, found
