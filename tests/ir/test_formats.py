@@ -103,7 +103,10 @@ end
     assert cons["R2"].lower == -1.0 and cons["R3"].upper == 9.0
     assert len(caught) == 1 and "left-hand side dropped" in str(caught[0].message)
     assert "objective read as its constant" in str(caught[0].message)
-    assert m.ub[0] == math.inf and m.lb[1] == -math.inf
+    # "2y" is 2 times y, as HiGHS and CPLEX read it (Gurobi reads a name): the line says so.
+    assert m.var_names == ("x", "y")
+    assert "a number glued to a name read as its coefficient" in str(caught[0].message)
+    assert m.ub[0] == math.inf and m.lb[2] == -math.inf
 
 
 def test_repeated_row_names_stay_addressable() -> None:
@@ -168,7 +171,9 @@ ENDATA
 
 
 def test_mps_sections() -> None:
-    m = loads(MPS, "mps")
+    with pytest.warns(ModelFileWarning, match="negative UP bounds") as caught:
+        m = loads(MPS, "mps")
+    assert len(caught) == 1  # HiGHS reads X2's bounds as [0, -1]: the one line says so
     assert m.sense.value == "max" and m.obj_constant == 2.5
     assert list(m.var_types) == ["I", "C", "B"]
     assert (m.lb[0], m.ub[0]) == (0.0, 1.0)  # a marker integer without bounds: [0, 1]

@@ -1,16 +1,23 @@
 """Model files: LP (Gurobi dialect), MPS (free and fixed), MOF-style JSON; solver objects.
 
 ``read_model`` / ``write_model`` pick the format from the file name (``.lp``, ``.mps``,
-``.json``, each optionally ``.gz``) or from ``fmt``; ``loads`` / ``dumps`` work on text.
+``.json``, each optionally ``.gz`` or ``.bz2``) or from ``fmt``; ``loads`` / ``dumps`` work on
+text.
 """
 
 from __future__ import annotations
 
+import bz2
 import gzip
 from pathlib import Path
 
 from ortrex.ir.canonical import CanonicalModel
-from ortrex.ir.formats.errors import ModelFileError, UnsupportedModelError
+from ortrex.ir.formats.errors import (
+    ModelFileError,
+    ModelFileWarning,
+    UnsupportedFeatureError,
+    UnsupportedModelError,
+)
 from ortrex.ir.formats.gurobi import from_gurobi, to_gurobi
 from ortrex.ir.formats.highs import from_highs, new_highs, to_highs
 from ortrex.ir.formats.lp_read import parse_lp
@@ -18,7 +25,7 @@ from ortrex.ir.formats.lp_write import write_lp
 from ortrex.ir.formats.mof import parse_json, to_mof, write_json
 from ortrex.ir.formats.mps_read import parse_mps
 from ortrex.ir.formats.mps_write import write_mps
-from ortrex.ir.formats.text import decode_text, read_bytes, write_atomic
+from ortrex.ir.formats.text import COMPRESSED, decode_text, read_bytes, write_atomic
 
 FORMATS = ("lp", "mps", "mps-fixed", "mps-free", "json")
 _SUFFIXES = {".lp": "lp", ".mps": "mps", ".json": "json", ".mof": "json"}
@@ -26,6 +33,8 @@ _SUFFIXES = {".lp": "lp", ".mps": "mps", ".json": "json", ".mof": "json"}
 __all__ = [
     "FORMATS",
     "ModelFileError",
+    "ModelFileWarning",
+    "UnsupportedFeatureError",
     "UnsupportedModelError",
     "detect_format",
     "dumps",
@@ -44,7 +53,7 @@ __all__ = [
 def format_from_name(path: str | Path) -> str | None:
     """Format implied by a file name, or None."""
     suffixes = [s.lower() for s in Path(path).suffixes]
-    if suffixes and suffixes[-1] == ".gz":
+    if suffixes and suffixes[-1] in COMPRESSED:
         suffixes.pop()
     return _SUFFIXES.get(suffixes[-1]) if suffixes else None
 
@@ -103,6 +112,9 @@ def write_model(model: CanonicalModel, path: str | Path, fmt: str | None = None)
     if fmt is None:
         raise ValueError(f"cannot tell the format of {str(path)!r}; pass fmt")
     data = dumps(model, fmt).encode("utf-8")
-    if Path(path).suffix == ".gz":
+    suffix = Path(path).suffix.lower()
+    if suffix == ".gz":
         data = gzip.compress(data, mtime=0)
+    elif suffix == ".bz2":
+        data = bz2.compress(data)
     write_atomic(path, data)

@@ -22,6 +22,16 @@ class UnsupportedFeatureError(ModelFileError):
     """A file that is well formed but uses what the IR does not hold (indicator or SOS
     constraints...): the file is fine, the model is unsupported."""
 
+    def __init__(self, path: str, message: str, line: int | None = None,
+                 feature: str = "") -> None:
+        super().__init__(path, message, line)
+        # What it is ("SOS constraints", "indicator constraints"...), for a caller to route
+        # the file to a reader that holds it (gurobipy.read) without parsing the message.
+        self.feature = feature
+
+    def __reduce__(self) -> tuple[type, tuple[str, str, int | None, str]]:  # type: ignore[override]
+        return (type(self), (self.path, self.message, self.line, self.feature))
+
 
 class UnsupportedModelError(ValueError):
     """A model feature a target (file format, solver) cannot represent."""

@@ -13,10 +13,21 @@ BIG = 1e30  # bounds and right-hand sides at or beyond this magnitude are infini
 
 OPS_RE = r"->|=[<>]|[<>]=?|=|[-+*/^:\[\]]"
 NUMBER_RE = r"(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?"
-# A name may hold bracketed parts (x[0,1], a[2][3]) but never an unmatched "]": in "y]" the
-# bracket closes a quadratic term.
-NAME_RE = r"[^\s<>=+\-*/^:\[\]\\](?:[^\s<>=+\-*/^:\\\[\]]|\[[^\s\]]*\])*"
-TOKEN = re.compile(f"{OPS_RE}|{NUMBER_RE}|{NAME_RE}")
+# Gurobi reads a name up to whitespace: "*" and "/" inside one are part of it (netlib's FLAV*1,
+# B/A.GPBA), only at its start are they operators ("] / 2", "x * y"). A name may hold bracketed
+# parts (x[0,1], a[2][3]) but never an unmatched "]": in "y]" the bracket closes a quadratic term.
+_FIRST = r"[^\s<>=+\-*/^:\[\]\\]"
+_CHAR = r"[^\s<>=+\-^:\\\[\]]"
+_MORE = rf"(?:{_CHAR}|\[[^\s\]]*\])*"
+NAME_RE = _FIRST + _MORE
+# A number glued to more name characters is one word, as Gurobi reads it: 1st_shift, 5C0ST, 3e2x,
+# 53/1 are single tokens (the parser tells numbers from names), never a number and a name. A
+# bracket after a number is the quadratic one ("2[x ^2]"), not part of a name.
+WORD_RE = f"{NUMBER_RE}(?:{_CHAR}{_MORE})?|{NAME_RE}"
+TOKEN = re.compile(f"{OPS_RE}|{WORD_RE}")
+NUMBER = re.compile(NUMBER_RE)
+# A fraction p/q, which Gurobi reads as p (its number parser stops at "/") and HiGHS refuses.
+FRACTION = re.compile(f"({NUMBER_RE})/({NUMBER_RE})")
 
 SENSES = {"<=": "<=", "=<": "<=", "<": "<=", ">=": ">=", "=>": ">=", ">": ">=", "=": "="}
 FLIPPED = {"<=": ">=", ">=": "<=", "=": "="}

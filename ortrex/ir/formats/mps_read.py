@@ -7,7 +7,9 @@ first value, an entry for an undeclared row is ignored, a repeated bound keeps t
 they read a file differently, the reader takes the reading that keeps the file's meaning and
 names the other: a Fortran exponent ``1.0D3`` is 1000 (as HiGHS reads it; Gurobi reads 1.0),
 an integer column with an SC bound is semi-integer (as Gurobi reads it; HiGHS drops the
-integrality). ``$`` starts a comment (as Gurobi reads it).
+integrality), a negative UP bound on a column with the default lower bound makes that bound -inf
+(the MPS convention, as Gurobi reads it; HiGHS keeps 0, and the column has no value). ``$`` starts
+a comment (as Gurobi reads it).
 """
 
 from __future__ import annotations
@@ -69,6 +71,7 @@ class _MpsParser:
         self.obj_given: set[int] = set()
         self.rhs_given: set[str] = set()
         self.bound_given: set[tuple[int, str]] = set()  # (column, "lb" | "ub")
+        self.neg_up: dict[int, tuple[int, str]] = {}  # column -> (line, bound) made lb -inf
         self.full: dict[tuple[str, str], list[tuple[int, int, float, int]]] = {}
 
     def error(self, message: str) -> ModelFileError:
@@ -122,7 +125,8 @@ class _MpsParser:
                 head = words[0].upper()
                 if head in _UNSUPPORTED:
                     raise UnsupportedFeatureError(self.path, f"{_UNSUPPORTED[head]} are not "
-                                                  "supported", self.line)
+                                                  "supported", self.line,
+                                                  feature=_UNSUPPORTED[head])
                 if head not in _SECTIONS:
                     raise self.error(f"unknown MPS section {words[0]!r}")
                 section = head
@@ -171,9 +175,8 @@ class _MpsParser:
             raise ModelFileError(self.path, "missing ENDATA: the file is truncated")
         self.finish()
         self.symmetric()
-        self.notes.issue()
         try:
-            return b.build()
+            return b.build()  # the caller issues the notes of the reading it keeps
         except ValueError as exc:
             raise ModelFileError(self.path, str(exc)) from None
 
@@ -337,11 +340,13 @@ class _MpsParser:
             b.ub[k] = INF if value >= BIG else value
             if value < 0 and b.lb[k] == 0.0 and k not in self.explicit_lb:
                 b.lb[k] = -INF  # the MPS convention for a negative upper bound
+                self.neg_up[k] = (self.line, f"{kind} {col} {value:g}")
             if kind == "UI":
                 b.types[k] = "I"
         elif kind in ("LO", "LI"):
             b.lb[k] = -INF if value <= -BIG else value
             self.explicit_lb.add(k)
+            self.neg_up.pop(k, None)  # a lower bound given after it: both solvers take it
             if kind == "LI":
                 b.types[k] = "I"
         elif kind == "FX":
@@ -351,6 +356,7 @@ class _MpsParser:
             b.lb[k], b.ub[k] = -INF, INF
         elif kind == "MI":
             b.lb[k] = -INF
+            self.neg_up.pop(k, None)  # -inf given: what both solvers read
         elif kind == "PL":
             b.ub[k] = INF
         elif kind == "BV":
@@ -418,11 +424,22 @@ class _MpsParser:
                 b.row_hi[r] = b.row_lo[r] + v
             else:
                 b.row_lo[r] = b.row_hi[r] + v
+        for line, bound in sorted(self.neg_up.values()):
+            self.notes.add("negative UP bounds on columns with the default lower bound 0 made "
+                           "it -inf, as Gurobi reads them (HiGHS keeps 0, and no value fits)",
+                           line, bound)
         for k in self.marker_int - self.bounded:
             b.ub[k] = 1.0  # Gurobi's reading: a marker integer with no BOUNDS entry is in [0, 1]
         for k, t in enumerate(b.types):
             if t == "B":
                 b.lb[k], b.ub[k] = max(b.lb[k], 0.0), min(b.ub[k], 1.0)
+
+
+def _read(parser: _MpsParser, text: str) -> CanonicalModel:
+    """The model of one reading, then its one warning line."""
+    model = parser.parse(text)
+    parser.notes.issue()
+    return model
 
 
 def _is_number(text: str) -> bool:
@@ -435,13 +452,16 @@ def _is_number(text: str) -> bool:
 
 def parse_mps(text: str, path: str = "<string>", fixed: bool | None = None) -> CanonicalModel:
     """Parse MPS text; ``fixed=None`` tries free format first, then fixed columns."""
+    # Only the reading returned issues its warning line: one per file, never both readings'.
     if fixed is not None:
-        return _MpsParser(path, fixed).parse(text)
+        return _read(_MpsParser(path, fixed), text)
     try:
-        return _MpsParser(path, fixed=False).parse(text)
+        return _read(_MpsParser(path, fixed=False), text)
+    except UnsupportedFeatureError:
+        raise  # a section header, found at the same line in either format
     except ModelFileError as free_error:
         try:
-            return _MpsParser(path, fixed=True).parse(text)
+            return _read(_MpsParser(path, fixed=True), text)
         except ModelFileError as fixed_error:
             # Report the reading that got further into the file.
             def reach(e: ModelFileError) -> float:

@@ -2,31 +2,66 @@
 
 from __future__ import annotations
 
+import bz2
 import gzip
 import os
 import tempfile
+import zlib
 from pathlib import Path
+from typing import BinaryIO
 
 from ortrex.ir.formats.errors import ModelFileError
 
+# The most text a model file may hold, compressed or not: far beyond any model the readers hold
+# in memory (a 1,000,000-nonzero LP is 26 MB of text), small enough that a decompression bomb
+# (a few kB of .bz2 can inflate to gigabytes) is refused before it fills the memory.
+MAX_TEXT_BYTES = 1 << 30
 
-def read_bytes(path: str | Path) -> bytes:
-    """The file's bytes, gunzipped when it ends in ``.gz``; missing or unreadable files raise."""
+# Compressed files Gurobi reads too (.lp.gz, .mps.bz2): the suffix names the codec.
+COMPRESSED = {".gz": "gzip", ".bz2": "bzip2"}
+_CHUNK = 4 << 20
+
+
+def read_bytes(path: str | Path, limit: int | None = None) -> bytes:
+    """The file's bytes (decompressed from ``.gz`` / ``.bz2``), at most ``MAX_TEXT_BYTES``."""
+    limit = MAX_TEXT_BYTES if limit is None else limit
     p = Path(path)
+    codec = COMPRESSED.get(p.suffix.lower())
     try:
-        data = p.read_bytes()
+        with p.open("rb") as fh:
+            if codec is None:
+                size = os.fstat(fh.fileno()).st_size
+                if size > limit:
+                    raise ModelFileError(str(path), f"{size:,} bytes: larger than the readers' "
+                                         f"limit of {limit:,} bytes")
+                return fh.read()
+            return _inflate(fh, codec, str(path), limit)
     except FileNotFoundError:
         raise ModelFileError(str(path), "no such file") from None
     except IsADirectoryError:
         raise ModelFileError(str(path), "is a directory, not a model file") from None
     except OSError as exc:
         raise ModelFileError(str(path), f"cannot read: {exc.strerror or exc}") from None
-    if p.suffix == ".gz":
-        try:
-            data = gzip.decompress(data)
-        except (OSError, EOFError) as exc:
-            raise ModelFileError(str(path), f"not a valid gzip file ({exc})") from None
-    return data
+
+
+def _inflate(fh: BinaryIO, codec: str, path: str, limit: int) -> bytes:
+    """Decompress an open file in chunks, stopping as soon as it passes ``limit``."""
+    chunks: list[bytes] = []
+    total = 0
+    try:
+        with (gzip.GzipFile(fileobj=fh, mode="rb") if codec == "gzip"
+              else bz2.BZ2File(fh, mode="rb")) as z:
+            # Chunks, not read(limit + 1): that would reserve the whole limit up front.
+            while chunk := z.read(_CHUNK):
+                total += len(chunk)
+                if total > limit:
+                    raise ModelFileError(path, "decompresses to more than the readers' limit "
+                                         f"of {limit:,} bytes")
+                chunks.append(chunk)
+    except (OSError, EOFError, zlib.error) as exc:
+        # A corrupt or truncated stream: gzip and bz2 raise OSError, EOFError or zlib.error.
+        raise ModelFileError(path, f"not a valid {codec} file ({exc})") from None
+    return b"".join(chunks)
 
 
 def decode_text(data: bytes, path: str) -> str:
