@@ -9,6 +9,12 @@ coloured together by Weisfeiler-Lehman refinement: different colour histograms p
 ``not_equivalent``. Otherwise an individualisation-refinement search looks for a node mapping,
 and a mapping counts only once its certificate is checked number by number against both normal
 forms. ``undecided`` means the time limit was hit, nothing else.
+
+Models that differ in their rows alone are compared once more in their comparison forms
+(:mod:`ortrex.verifiers.encodings`: ranged rows split into their two one-sided rows, one-sided
+rows that mirror each other joined into the equality they state), so that a range or an
+equality written as one row in one model and as two one-sided rows in the other still match;
+the certificate then maps sides of rows and says which rows are written differently.
 """
 
 from __future__ import annotations
@@ -29,7 +35,8 @@ from ortrex.ir.fingerprint import (
     sort,
 )
 from ortrex.ir.formats import from_gurobi, from_highs, read_model
-from ortrex.ir.normalize import EQ0, GE
+from ortrex.ir.normalize import EQ0, EQ1, GE
+from ortrex.verifiers.encodings import LOWER, SIDE_NAMES, UPPER, encoding
 from ortrex.verifiers.isomorphism import (
     MAX_SEARCH_ROUNDS,
     Automorphisms,
@@ -48,10 +55,13 @@ from ortrex.verifiers.rowmatch import (
     rows_match,
 )
 from ortrex.verifiers.sides import (
+    RANGED,
+    ROWS,
     Side,
     cached_sides,
     coefficient_tokens,
     exact_tokens,
+    form,
     make_side,
 )
 
@@ -67,21 +77,60 @@ class Certificate:
     times ``factor[k]`` is row ``row_b[k]`` of B (indices of the rows as written; rows that
     normalisation folds into bounds or drops as empty are not listed, and an A row that
     duplicates another maps onto the same B row).
+
+    ``part_a`` / ``part_b`` (None: every row whole, the certificates of the normal forms) name
+    pieces of rows where the two models write a two-sided row differently: 0 the row as
+    written, LOWER its ``>=`` side, UPPER its ``<=`` side. Entry ``k`` then says that piece
+    ``part_a[k]`` of row ``row_a[k]`` times ``factor[k]`` is piece ``part_b[k]`` of row
+    ``row_b[k]``: a range of A against two one-sided rows of B is two entries, one per side.
     """
 
     var_map: np.ndarray
     row_a: np.ndarray
     row_b: np.ndarray
     factor: np.ndarray
+    part_a: np.ndarray | None = None
+    part_b: np.ndarray | None = None
 
     def to_dict(self, a: CanonicalModel, b: CanonicalModel) -> dict[str, Any]:
         """JSON-friendly form with the models' names."""
-        return {
-            "variables": {a.var_names[i]: b.var_names[int(j)]
-                          for i, j in enumerate(self.var_map)},
-            "rows": [{"a": a.row_names[int(i)], "b": b.row_names[int(j)], "factor": float(f)}
-                     for i, j, f in zip(self.row_a, self.row_b, self.factor, strict=True)],
-        }
+        rows = []
+        for k, (i, j, f) in enumerate(zip(self.row_a, self.row_b, self.factor, strict=True)):
+            row: dict[str, Any] = {"a": a.row_names[int(i)]}
+            if self.part_a is not None and self.part_a[k]:
+                row["a_side"] = SIDE_NAMES[int(self.part_a[k])]
+            row["b"] = b.row_names[int(j)]
+            if self.part_b is not None and self.part_b[k]:
+                row["b_side"] = SIDE_NAMES[int(self.part_b[k])]
+            row["factor"] = float(f)
+            rows.append(row)
+        d: dict[str, Any] = {"variables": {a.var_names[i]: b.var_names[int(j)]
+                                           for i, j in enumerate(self.var_map)}, "rows": rows}
+        notes = self.notes(a, b)
+        if notes:
+            d["encodings"] = notes
+        return d
+
+    def notes(self, a: CanonicalModel, b: CanonicalModel) -> list[str]:
+        """The two-sided rows of one model that the other writes as one-sided rows, in words."""
+        if self.part_a is None or self.part_b is None:
+            return []
+        out = []
+        for mine, other, parts, o_parts, rows, o_rows, m, o in (
+                ("A", "B", self.part_a, self.part_b, self.row_a, self.row_b, a, b),
+                ("B", "A", self.part_b, self.part_a, self.row_b, self.row_a, b, a)):
+            written: dict[int, list[int]] = {}
+            for k in np.flatnonzero((parts != 0) & (o_parts == 0)).tolist():
+                others = written.setdefault(int(rows[k]), [])
+                if int(o_rows[k]) not in others:
+                    others.append(int(o_rows[k]))
+            for r, others in written.items():
+                others.sort()
+                what = "equality" if m.row_lower[r] == m.row_upper[r] else "ranged row"
+                names = " and ".join(repr(o.row_names[x]) for x in others)
+                out.append(f"{mine}'s {what} {m.row_names[r]!r} is written in {other} as the "
+                           f"one-sided row{'s' * (len(others) > 1)} {names}")
+        return out
 
 
 @dataclass
@@ -291,6 +340,8 @@ def _every_row_matches(a: Side, b: Side, m: _Map, rel_tol: float) -> bool:
 
 def _certificate(a: Side, b: Side, m: _Map) -> Certificate:
     """The certificate in terms of the rows as written."""
+    if a.enc is not None or b.enc is not None:
+        return _piece_certificate(a, b, m)
     na, nb = a.nm, b.nm
     pos = np.full(na.num_rows, -1, dtype=np.int64)
     pos[a.rows] = np.arange(a.rows.size)
@@ -303,6 +354,8 @@ def _certificate(a: Side, b: Side, m: _Map) -> Certificate:
 
 def _map_from_certificate(a: Side, b: Side, cert: Certificate) -> _Map | str:
     """The normalised map a certificate claims, or what is malformed about it."""
+    if cert.part_a is not None:
+        return _map_from_pieces(a, b, cert)
     na, nb = a.nm, b.nm
     norm_a = np.full(a.model.num_rows, -1, dtype=np.int64)
     norm_a[na.origin] = np.arange(na.num_rows)
@@ -329,6 +382,187 @@ def _map_from_certificate(a: Side, b: Side, cert: Certificate) -> _Map | str:
     if not close(implied, factor[idx_a], 1e-9).all():
         return "a row factor does not turn the A row into the B row"
     return _Map(np.asarray(cert.var_map, dtype=np.int64), kb[idx_a], sign)
+
+
+# ------------------------------------------------------------------ pieces of rows
+def _pieces(s: Side) -> tuple[np.ndarray, np.ndarray]:
+    """Per normalised row: its piece of the row as written, and the side of an equality it is."""
+    if s.enc is None:
+        zero = np.zeros(s.nm.num_rows, dtype=np.int8)
+        return zero, zero
+    return s.enc.parts(), s.enc.halves()
+
+
+def _written_side(side: np.ndarray, scale: np.ndarray) -> np.ndarray:
+    """The side (LOWER, UPPER) as written that side +1 (>=) / -1 (<=) of a normalised row is."""
+    # The normalised row is the row as written times ``scale``: a negative scale swaps sides.
+    return np.where(side * np.sign(scale) > 0, LOWER, UPPER).astype(np.int8)
+
+
+def _first_member(b: Side, mask: np.ndarray) -> np.ndarray:
+    """Per normalised row of B: the first row in its duplicate group with ``mask``, or -1."""
+    size = b.nm.num_rows
+    out = np.full(size, size, dtype=np.int64)
+    u = np.flatnonzero(mask)
+    np.minimum.at(out, b.rep[u], u)
+    out[out == size] = -1
+    return out
+
+
+def _piece_certificate(a: Side, b: Side, m: _Map) -> Certificate:
+    """The certificate in pieces of rows as written, where comparison forms split or join rows."""
+    # Each A row maps onto the B row that states what it states: a one-sided row joined into an
+    # equality onto the side of the B equality it is (a joined one-sided B row, or a side of an
+    # equality written as one row); an equality of A that B writes as two one-sided rows onto
+    # both of them (two entries). Both sides of a split A range that land on both sides of one
+    # split B range are one entry again, as in the normal forms' certificates.
+    na, nb = a.nm, b.nm
+    part_a, half_a = _pieces(a)
+    part_b, half_b = _pieces(b)
+    pos = np.full(na.num_rows, -1, dtype=np.int64)
+    pos[a.rows] = np.arange(a.rows.size)
+    k_rep = pos[a.rep]
+    rho = m.sign[k_rep] * a.orient  # B row t = rho x A row k, variables mapped
+    t = m.target[k_rep]
+    cover = (rho * half_a).astype(np.int64)  # the side of t that row k states; 0: all of it
+    b_cover = (half_b * b.orient).astype(np.int64)  # the same for B's rows and their groups
+    whole, ge, le = (_first_member(b, b_cover == c) for c in (0, 1, -1))
+    rows = np.arange(na.num_rows)
+    both = (cover == 0) & (whole[t] < 0)  # an equality B writes as two one-sided rows
+    k = np.concatenate([rows, rows[both]])
+    side = np.concatenate([np.where(both, 1, cover), -np.ones(int(both.sum()), np.int64)])
+    tk = t[k]
+    u = np.where(side > 0, ge[tk], np.where(side < 0, le[tk], whole[tk]))
+    u = np.where(u < 0, whole[tk], u)  # a side of a B equality written as one row
+    u = np.where(u < 0, tk, u)
+    pa = np.where(both[k] & (side != 0), _written_side(side * rho[k], na.scale[k]), part_a[k])
+    pb = np.where((b_cover[u] == 0) & (side != 0) & (half_b[u] == 0)
+                  & ((nb.kind[u] == EQ0) | (nb.kind[u] == EQ1)),
+                  _written_side(side * b.orient[u], nb.scale[u]), part_b[u])
+    factor = b.orient[u] * rho[k] * na.scale[k] / nb.scale[u]
+    ra, rb = na.origin[k], nb.origin[u]
+    order = np.lexsort((pa, ra))
+    ra, rb, pa, pb, factor = ra[order], rb[order], pa[order], pb[order], factor[order]
+    # A range that is a range in B too: its two sides, adjacent, are one entry.
+    split_a = np.isin(ra, a.enc.split) if a.enc is not None else np.zeros(ra.size, bool)
+    split_b = np.isin(rb, b.enc.split) if b.enc is not None else np.zeros(rb.size, bool)
+    pair = split_a[:-1] & split_a[1:] & split_b[:-1] & split_b[1:] & (ra[:-1] == ra[1:]) \
+        & (rb[:-1] == rb[1:]) & (pa[:-1] != pa[1:]) & (pb[:-1] != pb[1:]) \
+        & close(factor[:-1], factor[1:], 1e-9)
+    if pair.any():
+        first = np.flatnonzero(pair)
+        pa[first] = pb[first] = 0
+        keep = np.ones(ra.size, dtype=bool)
+        keep[first + 1] = False
+        ra, rb, pa, pb, factor = ra[keep], rb[keep], pa[keep], pb[keep], factor[keep]
+    return Certificate(m.var_map.copy(), ra, rb, factor, pa.astype(np.int8), pb.astype(np.int8))
+
+
+def _resolve(s: Side, rows: np.ndarray, parts: np.ndarray
+             ) -> tuple[np.ndarray, np.ndarray] | str:
+    """Each piece's normalised row and the side of it the piece is (0: all), or what is wrong."""
+    nm = s.nm
+    part, half = _pieces(s)
+    table = np.full(3 * s.model.num_rows, -1, dtype=np.int64)
+    table[3 * nm.origin + part] = np.arange(nm.num_rows)
+    k = table[3 * rows + parts]
+    side_of = (k < 0) & (parts != 0)  # a side of a row the form keeps in one piece
+    k = np.where(side_of, table[3 * rows], k)
+    if np.any(k < 0):
+        return "the row map lists rows that normalisation folds into bounds or drops, or " \
+               "a two-sided row without its side"
+    is_eq = (nm.kind[k] == EQ0) | (nm.kind[k] == EQ1)
+    if np.any(side_of & ~(is_eq & (half[k] == 0))):
+        return "the row map names a side of a row that is not an equality"
+    cover = np.where(side_of, np.where(parts == LOWER, 1, -1) * np.sign(nm.scale[k]), half[k])
+    return k, cover.astype(np.int64)
+
+
+def _map_from_pieces(a: Side, b: Side, cert: Certificate) -> _Map | str:
+    """The normalised map a certificate of pieces of rows claims, or what is malformed."""
+    na, nb = a.nm, b.nm
+    row_a, row_b = np.asarray(cert.row_a, dtype=np.int64), np.asarray(cert.row_b, dtype=np.int64)
+    factor = np.asarray(cert.factor, dtype=float)
+    part_a = np.asarray(cert.part_a, dtype=np.int64)
+    part_b = np.zeros(row_b.size, np.int64) if cert.part_b is None else np.asarray(
+        cert.part_b, dtype=np.int64)
+    if not row_a.size == row_b.size == factor.size == part_a.size == part_b.size:
+        return "the row map has mismatched lengths"
+    if (np.any((row_a < 0) | (row_a >= a.model.num_rows)) or np.any(
+            (row_b < 0) | (row_b >= b.model.num_rows))
+            or np.any((part_a < 0) | (part_a > UPPER) | (part_b < 0) | (part_b > UPPER))):
+        return "the row map names rows that do not exist"
+    if a.enc is not None and a.enc.split.size:
+        # A two-sided row of A named whole, where the form splits it: both of its sides, onto
+        # the sides of the B row they become (swapped by a negative factor).
+        whole = np.flatnonzero((part_a == 0) & np.isin(row_a, a.enc.split))
+        if whole.size:
+            flip = factor[whole] < 0
+            lower_b = np.where(part_b[whole] == 0, np.where(flip, UPPER, LOWER), -1)
+            upper_b = np.where(part_b[whole] == 0, np.where(flip, LOWER, UPPER), -1)
+            rest = np.ones(row_a.size, dtype=bool)
+            rest[whole] = False
+            row_a = np.concatenate([row_a[rest], row_a[whole], row_a[whole]])
+            row_b = np.concatenate([row_b[rest], row_b[whole], row_b[whole]])
+            factor = np.concatenate([factor[rest], factor[whole], factor[whole]])
+            part_a = np.concatenate([part_a[rest], np.full(whole.size, LOWER),
+                                     np.full(whole.size, UPPER)])
+            part_b = np.concatenate([part_b[rest], lower_b, upper_b])
+            if np.any(part_b < 0):
+                return "a two-sided row of A maps onto one side of a B row"
+    found_a, found_b = _resolve(a, row_a, part_a), _resolve(b, row_b, part_b)
+    if isinstance(found_a, str):
+        return found_a
+    if isinstance(found_b, str):
+        return found_b
+    (ka, cover_a), (kb, cover_b) = found_a, found_b
+    # The factor must be the one the comparison forms imply: B piece = factor x A piece.
+    rho = np.sign(factor * nb.scale[kb] / na.scale[ka])
+    if not close(rho * na.scale[ka] / nb.scale[kb], factor, 1e-9).all():
+        return "a row factor does not turn the A row into the B row"
+    if np.any(rho * cover_a != cover_b):
+        return "a side of an A row maps onto another side of its B row"
+    pos = np.full(na.num_rows, -1, dtype=np.int64)
+    pos[a.rows] = np.arange(a.rows.size)
+    p = pos[ka]
+    named = p >= 0
+    target = np.full(a.rows.size, -1, dtype=np.int64)
+    sign = np.zeros(a.rows.size)
+    tb = b.rep[kb][named]
+    sb = (rho * b.orient[kb] * a.orient[ka])[named]
+    target[p[named]], sign[p[named]] = tb, sb
+    if np.any(target < 0):
+        return "the row map leaves rows of A out"
+    if np.any(target[p[named]] != tb) or np.any(sign[p[named]] != sb):
+        return "the row map sends one row of A to two different rows of B"
+    return _Map(np.asarray(cert.var_map, dtype=np.int64), target, sign)
+
+
+def _named_rows(a: Side, b: Side, vm: np.ndarray) -> np.ndarray | None:
+    """The B row of each representative A row by name and piece; None if a name is missing."""
+    # The sides of a range named alike in both models pair by the sign of their coefficients:
+    # a range scaled by a negative factor swaps them.
+    ma, mb, na, nb = a.model, b.model, a.nm, b.nm
+    part_a, part_b = _pieces(a)[0], _pieces(b)[0]
+    rows_b = mb.row_names
+    b_row = {(rows_b[o], p): k for k, (o, p) in
+             enumerate(zip(nb.origin.tolist(), part_b.tolist(), strict=True))}
+    rows_a = ma.row_names
+    keys = [(rows_a[o], p) for o, p in zip(na.origin[a.rows].tolist(),
+                                            part_a[a.rows].tolist(), strict=True)]
+    target = np.fromiter((b_row.get(x, -1) for x in keys), dtype=np.int64, count=len(keys))
+    if target.size and target.min() < 0:
+        return None
+    halves = np.flatnonzero((part_a[a.rows] != 0) & (part_b[target] != 0))
+    if halves.size and nb.A.nnz:
+        first = na.A.indptr[a.rows[halves]]
+        key = target[halves] * nb.num_vars + vm[na.A.indices[first]]
+        at = np.minimum(np.searchsorted(b.entry_keys, key), nb.A.nnz - 1)
+        flip = (b.entry_keys[at] == key) & (nb.A.data[at] * na.A.data[first] < 0)
+        for h in halves[flip].tolist():
+            name, p = keys[h]
+            target[h] = b_row.get((name, LOWER + UPPER - p), target[h])
+    return target
 
 
 def _node_map(a: Side, b: Side, mapping: np.ndarray) -> _Map | None:
@@ -362,13 +596,19 @@ def _name_map(a: Side, b: Side) -> _Map | None:
         vm = np.fromiter((index.get(x, -1) for x in names_a), dtype=np.int64, count=n)
         if vm.min() < 0:
             return None
-    rows_b = mb.row_names
-    b_row = {rows_b[o]: k for k, o in enumerate(nb.origin.tolist())}
-    rows_a = ma.row_names
-    target = np.fromiter((b_row.get(rows_a[o], -1) for o in na.origin[a.rows].tolist()),
-                         dtype=np.int64, count=a.rows.size)
-    if target.size and target.min() < 0:
-        return None
+    if a.enc is None and b.enc is None:
+        rows_b = mb.row_names
+        b_row = {rows_b[o]: k for k, o in enumerate(nb.origin.tolist())}
+        rows_a = ma.row_names
+        target = np.fromiter((b_row.get(rows_a[o], -1) for o in na.origin[a.rows].tolist()),
+                             dtype=np.int64, count=a.rows.size)
+        if target.size and target.min() < 0:
+            return None
+    else:  # a row as written may be two rows of the comparison form: names and pieces
+        found = _named_rows(a, b, vm)
+        if found is None:
+            return None
+        target = found
     sign = np.ones(a.rows.size)
     open_rows = np.flatnonzero((na.kind[a.rows] >= EQ0) & (na.A.lengths()[a.rows] > 0))
     if open_rows.size:  # a row whose sign the normal form leaves open: its first coefficient's
@@ -389,25 +629,56 @@ class _Prepared:
     fn: Callable[[np.ndarray], np.ndarray]
 
 
-def _prepare(ma: CanonicalModel, mb: CanonicalModel, rel_tol: float) -> _Prepared:
-    nma, nmb = ma.normal_form, mb.normal_form
+def _prepare(ma: CanonicalModel, mb: CanonicalModel, rel_tol: float,
+             encoded: bool = False) -> _Prepared:
+    nma, ea = form(ma, rel_tol, encoded)
+    nmb, eb = form(mb, rel_tol, encoded)
     ta, tb, fn = joint_tokens(nma, nmb, rel_tol)
-    return _Prepared(make_side(ma, nma, ta, rel_tol), make_side(mb, nmb, tb, rel_tol), fn)
+    return _Prepared(make_side(ma, nma, ta, rel_tol, ea), make_side(mb, nmb, tb, rel_tol, eb), fn)
 
 
 def check_certificate(a: ModelLike, b: ModelLike, certificate: Certificate, *,
                       rel_tol: float = 1e-6) -> str:
     """'' if ``certificate`` turns ``a`` into ``b`` within ``rel_tol``, else what fails."""
-    p = _prepare(as_model(a), as_model(b), rel_tol)
+    # A certificate of pieces of rows speaks of the comparison forms, and is checked on them.
+    p = _prepare(as_model(a), as_model(b), rel_tol, certificate.part_a is not None)
     m = _map_from_certificate(p.a, p.b, certificate)
     return m if isinstance(m, str) else _check(p.a, p.b, m, rel_tol)
+
+
+# Counts that only rows make: models that differ in nothing else may write rows differently.
+_ROW_COUNTS = frozenset({"rows", "equality rows", "ranged rows", "inequality rows",
+                         "constraint coefficients"})
+
+
+def _beyond_rows(a: Side, b: Side, rel_tol: float) -> bool:
+    """Whether the models differ beyond their linear rows, so that no way of writing rows helps."""
+    # Variables, types, bounds, the objective and quadratic rows are the same in the comparison
+    # forms; a difference found in the sides' tokens is a proof, as in _number_difference.
+    for (what, x), (_, y) in zip(a.counts, b.counts, strict=True):
+        if x != y and what not in _ROW_COUNTS:
+            return True
+    if not close1(a.nm.constant, b.nm.constant, rel_tol):
+        return True
+    if "multisets" not in a.__dict__ or "multisets" not in b.__dict__:
+        return False  # not sorted yet (a count told the models apart): not worth sorting now
+    sa, sb = a.multisets, b.multisets
+    return not all(equal(sa[key], sb[key]) for key in ("c", "qo", "lb", "ub"))
+
+
+Verdict = tuple[str, str, Certificate | None, tuple[Side, Side] | None]
+# Timing keys of the two comparisons: of the normal forms, then of the comparison forms.
+_STEPS = {False: ("normalise", "names", "colour", "search"),
+          True: ("split forms: normalise", "split forms: names", "split forms: colour",
+                 "split forms: search")}
 
 
 def check_equivalence(a: ModelLike, b: ModelLike, *, rel_tol: float = 1e-6,
                       time_limit: float | None = None) -> EquivalenceResult:
     """Whether ``a`` and ``b`` are the same model up to renaming, reordering, row scaling and
     orientation, min/max with negated objective, bounds written as rows, binary vs integer in
-    [0, 1] and duplicate rows.
+    [0, 1], duplicate rows, and ranges and equalities written as one row or as two one-sided
+    rows.
 
     Numbers match within ``rel_tol`` (relative to the larger magnitude). ``time_limit``
     (seconds) bounds the search; hitting it is the only way to get ``undecided``.
@@ -429,31 +700,67 @@ def check_equivalence(a: ModelLike, b: ModelLike, *, rel_tol: float = 1e-6,
                         np.count_nonzero(mb.integral))):
         if x != y:
             return done(NOT_EQUIVALENT, f"after normalisation: {x} {what} vs {y}")
-    sides = cached_sides(ma, mb, rel_tol)
+    verdict, reason, cert, sides = _compare(ma, mb, rel_tol, deadline, time_limit, timings,
+                                            False)
+    if verdict == NOT_EQUIVALENT and sides is not None:
+        # Perhaps the models differ only in how they write ranges and equalities. The
+        # comparison forms are computed here alone, so that the pairs that need them pay.
+        t2 = time.perf_counter()
+        differ = _may_write_rows_differently(ma, mb, *sides, rel_tol)
+        timings["encodings"] = time.perf_counter() - t2
+        if differ:
+            verdict, reason, cert, _ = _compare(ma, mb, rel_tol, deadline, time_limit,
+                                                timings, True)
+    return done(verdict, reason, cert)
+
+
+def _may_write_rows_differently(ma: CanonicalModel, mb: CanonicalModel, sa: Side, sb: Side,
+                                rel_tol: float) -> bool:
+    """Whether the comparison forms of two models that the normal forms tell apart may match."""
+    if not encoding(ma, rel_tol).plain:  # A's is computed once, for every B it meets
+        return not _beyond_rows(sa, sb, rel_tol)
+    # A's comparison form is its normal form, which B's must become. Splitting a range adds a
+    # row and joining two mirrored rows merges them into one: B with no range and no more rows
+    # than A cannot (short of tolerance chains that merge rows differently). The cheapest
+    # test first: it settles most pairs, and spares most B models, each met once, the search
+    # for mirrored rows.
+    counts_a, counts_b = sa.counts, sb.counts
+    if counts_b[RANGED][1] == 0 and counts_b[ROWS][1] <= counts_a[ROWS][1]:
+        return False
+    return not _beyond_rows(sa, sb, rel_tol) and not encoding(mb, rel_tol).plain
+
+
+def _compare(ma: CanonicalModel, mb: CanonicalModel, rel_tol: float, deadline: float | None,
+             time_limit: float | None, timings: dict[str, float], encoded: bool) -> Verdict:
+    """Verdict, reason, certificate and sides (None if undecided) of normal or comparison forms."""
+    normalise, names, colour, searching = _STEPS[encoded]
+    t1 = time.perf_counter()
+    sides = cached_sides(ma, mb, rel_tol, encoded)
     if sides is None:  # close numbers within A: one grouping for both models
-        p = _prepare(ma, mb, rel_tol)
+        p = _prepare(ma, mb, rel_tol, encoded)
         sa, sb, fn = p.a, p.b, p.fn
     else:
         sa, sb, fn = sides
     t2 = time.perf_counter()
-    timings["normalise"] = t2 - t1
+    timings[normalise] = t2 - t1
 
     # Counts and multisets of numbers first: most different pairs need no graph at all.
     why = _quick_difference(sa, sb, fn, rel_tol) or _number_difference(sa, sb, fn, rel_tol)
     if why and fn is not exact_tokens and sides is not None:
         # B in A's tokens proves the difference; the words (which number differs) are those of
         # the joint grouping, whose token order picks the number named.
-        p = _prepare(ma, mb, rel_tol)
+        p = _prepare(ma, mb, rel_tol, encoded)
         sa, sb, fn, sides = p.a, p.b, p.fn, None
         why = _quick_difference(sa, sb, fn, rel_tol) or _number_difference(sa, sb, fn, rel_tol)
     if why:
-        return done(NOT_EQUIVALENT, why)
+        return NOT_EQUIVALENT, why, None, (sa, sb)
     named = _name_map(sa, sb)
     if named is not None and not _check(sa, sb, named, rel_tol):
-        timings["names"] = time.perf_counter() - t2
-        return done(EQUIVALENT, "certificate checked: every bound, type, coefficient, right-hand "
-                                "side and objective term matches (variables and rows paired by "
-                                "name)", _certificate(sa, sb, named))
+        timings[names] = time.perf_counter() - t2
+        cert = _certificate(sa, sb, named)
+        return EQUIVALENT, _matched("certificate checked: every bound, type, coefficient, "
+                                    "right-hand side and objective term matches (variables "
+                                    "and rows paired by name)", cert, ma, mb), cert, (sa, sb)
     n_a = sa.graph[0].size
     if sides is not None:
         # Each side coloured on its own (once per model): refining the disjoint union gives
@@ -468,10 +775,10 @@ def check_equivalence(a: ModelLike, b: ModelLike, *, rel_tol: float = 1e-6,
                          np.concatenate([e1, e2]))
         colors = refine(np.concatenate([ca, cb]), MAX_SEARCH_ROUNDS, split=n_a)
     t3 = time.perf_counter()
-    timings["colour"] = t3 - t2
+    timings[colour] = t3 - t2
     if not balanced(colors, n_a):
-        return done(NOT_EQUIVALENT, "no isomorphism: colour refinement separates the models "
-                                    "(same sizes and numbers, different structure)")
+        return NOT_EQUIVALENT, "no isomorphism: colour refinement separates the models " \
+                               "(same sizes and numbers, different structure)", None, (sa, sb)
     found: list[_Map] = []
     failures: list[str] = []
 
@@ -489,13 +796,27 @@ def check_equivalence(a: ModelLike, b: ModelLike, *, rel_tol: float = 1e-6,
     try:
         mapping = search.run(colors)
     except SearchTimeout:
-        timings["search"] = time.perf_counter() - t3
-        return done(UNDECIDED, f"time limit of {time_limit:g} s reached while searching for a "
-                               "mapping")
-    timings["search"] = time.perf_counter() - t3
+        timings[searching] = time.perf_counter() - t3
+        return UNDECIDED, f"time limit of {time_limit:g} s reached while searching for a " \
+                          "mapping", None, None
+    timings[searching] = time.perf_counter() - t3
     if mapping is None:
         detail = f" (a candidate within the grouping failed on: {failures[0]})" if failures else ""
-        return done(NOT_EQUIVALENT, "no isomorphism: colour refinement cannot tell the models "
-                                    f"apart, but an exhaustive search finds no mapping{detail}")
-    return done(EQUIVALENT, "certificate checked: every bound, type, coefficient, right-hand "
-                            "side and objective term matches", _certificate(sa, sb, found[0]))
+        return NOT_EQUIVALENT, "no isomorphism: colour refinement cannot tell the models " \
+                               f"apart, but an exhaustive search finds no mapping{detail}", \
+            None, (sa, sb)
+    cert = _certificate(sa, sb, found[0])
+    return EQUIVALENT, _matched("certificate checked: every bound, type, coefficient, "
+                                "right-hand side and objective term matches", cert, ma, mb), \
+        cert, (sa, sb)
+
+
+def _matched(reason: str, cert: Certificate, ma: CanonicalModel, mb: CanonicalModel) -> str:
+    """``reason`` with the rows that the models write differently, when there are any."""
+    if cert.part_a is None:  # the normal forms' certificate: every row whole
+        return reason
+    notes = cert.notes(ma, mb)
+    if not notes:
+        return reason
+    more = f" (and {len(notes) - 3} more)" if len(notes) > 3 else ""
+    return f"{reason}; {'; '.join(notes[:3])}{more}"

@@ -1,5 +1,6 @@
-"""One model's side of an equivalence check: its normal form's tokens, duplicate rows merged,
-graph, colouring and search memo, computed once per model where the numbers allow it."""
+"""One model's side of an equivalence check: its normal form's (or comparison form's) tokens,
+duplicate rows merged, graph, colouring and search memo, computed once per model where the
+numbers allow it."""
 
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ from ortrex.ir.canonical import CanonicalModel
 from ortrex.ir.fingerprint import Refiner, Tokens, model_graph, row_groups, sort, splitmix
 from ortrex.ir.lazy import lazy
 from ortrex.ir.normalize import EQ0, EQ1, GE, RANGE, NormalizedModel
+from ortrex.verifiers.encodings import Encoding, encoding
 from ortrex.verifiers.isomorphism import MAX_SEARCH_ROUNDS, HalfMemo
 from ortrex.verifiers.rowmatch import ABS_FLOOR, close, open_sign, rows_match
 
@@ -28,6 +30,7 @@ class Side:
     rows: np.ndarray  # representative normalised rows, in order
     rep: np.ndarray  # normalised row -> its representative
     orient: np.ndarray  # +1 / -1: normalised row = orient x its representative
+    enc: Encoding | None = None  # the comparison form ``nm`` is (None: the normal form itself)
 
     @property
     def model(self) -> CanonicalModel:
@@ -93,19 +96,33 @@ def exact_tokens(x: np.ndarray) -> np.ndarray:
     return splitmix((np.asarray(x, dtype=np.float64) + 0.0).view(np.uint64))
 
 
-def own_side(model: CanonicalModel, rel_tol: float) -> Side:
+def form(model: CanonicalModel, rel_tol: float, encoded: bool
+         ) -> tuple[NormalizedModel, Encoding | None]:
+    """The normal form, or the comparison form and its encoding (None where they are one)."""
+    # The comparison form: ranges split, mirrored one-sided rows joined (encodings module).
+    if not encoded:
+        return model.normal_form, None
+    enc = encoding(model, rel_tol)
+    return (model.normal_form, None) if enc.plain else (enc.nm, enc)
+
+
+def own_side(model: CanonicalModel, rel_tol: float, encoded: bool = False) -> Side:
     """The side of ``model`` with exact tokens, computed once per model: a model compared
     with many others is normalised, tokenised, grouped, turned into a graph and coloured once
     (memoised on the model object, whose arrays are read-only)."""
     cache = model.__dict__.setdefault("_equivalence_sides", {})
-    side = cache.get(rel_tol)
+    key = (rel_tol, True) if encoded else rel_tol
+    side = cache.get(key)
     if side is None:
-        nm = model.normal_form
-        side = cache[rel_tol] = make_side(model, nm, Tokens(nm, exact_tokens), rel_tol)
+        nm, enc = form(model, rel_tol, encoded)
+        if enc is None and encoded:  # nothing to split or join: the normal form's side serves
+            side = cache[key] = own_side(model, rel_tol)
+        else:
+            side = cache[key] = make_side(model, nm, Tokens(nm, exact_tokens), rel_tol, enc)
     return side
 
 
-def cached_sides(ma: CanonicalModel, mb: CanonicalModel, rel_tol: float
+def cached_sides(ma: CanonicalModel, mb: CanonicalModel, rel_tol: float, encoded: bool = False
                  ) -> tuple[Side, Side, Callable[[np.ndarray], np.ndarray]] | None:
     """A's own side (computed once per model) and a side of B in A's tokens, with the token
     function; None when two different numbers of A fall in one tolerance group.
@@ -116,13 +133,18 @@ def cached_sides(ma: CanonicalModel, mb: CanonicalModel, rel_tol: float
     token of the A number in its group (of the group's smallest number if A has none): numbers
     within tolerance share a token, so A's graph and colouring serve every B it meets. When no
     two different numbers are close at all, B's tokens are its own exact ones, and B's side is
-    cached too."""
-    va, nmb = ma.normal_form.values, mb.normal_form
+    cached too. ``encoded``: the comparison forms instead of the normal forms."""
+    if encoded:
+        va = form(ma, rel_tol, True)[0].values
+        nmb, enc_b = form(mb, rel_tol, True)
+    else:  # the usual case, without the calls
+        va, nmb, enc_b = ma.normal_form.values, mb.normal_form, None
     # B's numbers as they are (repeats and all): sorting them once with A's distinct numbers
     # gives the same groups as B's distinct numbers would, and B's tokens need no look-up.
     pool = np.concatenate([va, nmb.numbers[0]])
     if not near_distinct(sort(pool), rel_tol):
-        return own_side(ma, rel_tol), own_side(mb, rel_tol), exact_tokens
+        return (own_side(ma, rel_tol, encoded), own_side(mb, rel_tol, encoded),
+                exact_tokens)
     order = np.argsort(pool, kind="stable")
     s = pool[order]
     near = close(s[:-1], s[1:], rel_tol)
@@ -141,7 +163,7 @@ def cached_sides(ma: CanonicalModel, mb: CanonicalModel, rel_tol: float
     def tokens(x: np.ndarray) -> np.ndarray:
         return keys[group[np.minimum(np.searchsorted(s, x), s.size - 1)]]
 
-    return own_side(ma, rel_tol), make_side(mb, nmb, tb, rel_tol), tokens
+    return own_side(ma, rel_tol, encoded), make_side(mb, nmb, tb, rel_tol, enc_b), tokens
 
 
 _SAFE = 8e307  # finite numbers below this in magnitude have differences that cannot overflow
@@ -161,12 +183,13 @@ def near_distinct(s: np.ndarray, rel_tol: float) -> bool:
     return bool(((d > 0) & (d <= rel_tol * np.maximum(-x, y) + ABS_FLOOR)).any())
 
 
-def make_side(model: CanonicalModel, nm: NormalizedModel, tk: Tokens, rel_tol: float) -> Side:
+def make_side(model: CanonicalModel, nm: NormalizedModel, tk: Tokens, rel_tol: float,
+              enc: Encoding | None = None) -> Side:
     """The side of ``model`` with tokens ``tk``: duplicate rows merged where they match."""
     rows, rep = row_groups(nm, tk)
     orient = np.ones(nm.num_rows)
     if rows.size == nm.num_rows:  # no duplicates: every row its own representative
-        return Side(weakref.ref(model), nm, tk, rows, rep, orient)
+        return Side(weakref.ref(model), nm, tk, rows, rep, orient, enc)
     merged = (rep != np.arange(nm.num_rows)).nonzero()[0]
     if merged.size:
         # Rows grouped by token are duplicates only if they match within tolerance too (a
@@ -183,7 +206,10 @@ def make_side(model: CanonicalModel, nm: NormalizedModel, tk: Tokens, rel_tol: f
             ok[np.flatnonzero(retry)[neg]] = True
         rep[merged[~ok]] = merged[~ok]
         rows = np.unique(rep)
-    return Side(weakref.ref(model), nm, tk, rows, rep, orient)
+    return Side(weakref.ref(model), nm, tk, rows, rep, orient, enc)
+
+
+ROWS, RANGED = 4, 6  # where side_counts lists the rows and the ranged rows
 
 
 def side_counts(s: Side) -> list[tuple[str, int]]:
