@@ -123,7 +123,15 @@ def solve_cmd(
 
     if fmt is not None and fmt not in FORMATS:
         raise UsageError(f"unknown --format {fmt!r}; expected one of {', '.join(FORMATS)}")
-    model = read_model(file, fmt)
+    from ortrex.ir.formats.errors import UnsupportedFeatureError
+
+    try:
+        model = read_model(file, fmt)
+    except UnsupportedFeatureError as exc:
+        # Indicators, SOS, general constraints: Gurobi reads them, in exact linear form.
+        from ortrex.ir.formats.general import read_general_file
+
+        model = read_general_file(file, exc)
     result = solve(model, solver.value, time_limit=time_limit)
     s = model.stats()
     if as_json:

@@ -15,6 +15,8 @@ from typing import Any
 from ortrex import __version__
 from ortrex.ir.canonical import CanonicalModel
 from ortrex.ir.formats import ModelFileError, detect_format, loads
+from ortrex.ir.formats.errors import UnsupportedFeatureError
+from ortrex.ir.formats.general import read_general_file
 from ortrex.ir.formats.text import decode_text, read_bytes
 from ortrex.jobs import Executor, TaskFailure, make_executor
 from ortrex.store.db import Store, utcnow
@@ -22,7 +24,8 @@ from ortrex.store.ids import content_id, edge_id, verification_id
 from ortrex.store.records import instance_row
 from ortrex.verifiers.solvers import solve_highs
 
-MODEL_SUFFIXES = (".lp", ".mps", ".json", ".lp.gz", ".mps.gz", ".json.gz")
+MODEL_SUFFIXES = (".lp", ".mps", ".json", ".lp.gz", ".mps.gz", ".json.gz", ".lp.bz2",
+                  ".mps.bz2")
 
 
 @dataclass
@@ -81,7 +84,14 @@ def parse_file(path: str) -> ParsedFile:
     try:
         text = decode_text(data, path)
         rec.fmt = detect_format(path, text)
-        model = loads(text, rec.fmt, path)
+        try:
+            model = loads(text, rec.fmt, path)
+        except UnsupportedFeatureError as exc:
+            # Indicators, SOS, general constraints, piecewise objectives: read by Gurobi and
+            # written as exact rows over new binaries (or refused, naming why).
+            if rec.fmt not in ("lp", "mps"):
+                raise
+            model = read_general_file(path, exc)
         if not model.name:
             model = model.replace(name=Path(path).name.split(".")[0])
         _ = model.structural_fingerprint  # computed in the worker, cached on the model

@@ -115,3 +115,30 @@ def test_lazy_rows_are_rows_and_several_objectives_are_refused(tmp_path: object)
     with open(f"{tmp_path}/multi.mps", "rb") as f, \
             pytest.raises(UnsupportedModelError, match="objectives"):
         read_general(f.read())
+
+
+def test_solve_and_import_lp_read_general_constraints(tmp_path: object) -> None:
+    import json
+
+    from tests.conftest import run_cli
+
+    with gp.Env(params={"OutputFlag": 0}) as env, gp.Model(env=env) as m:
+        z = m.addVar(vtype=GRB.BINARY, name="z")
+        x = m.addVar(ub=10, name="x")
+        m.addGenConstrIndicator(z, True, x <= 3)
+        m.setObjective(x + 2 * z, GRB.MAXIMIZE)
+        for suffix in ("lp", "mps"):
+            m.write(f"{tmp_path}/ind.{suffix}")
+        free = m.addVar(name="free")  # an indicator on an unbounded variable: no big-M
+        m.addGenConstrIndicator(z, False, free <= 3)
+        m.write(f"{tmp_path}/free.lp")
+    for suffix in ("lp", "mps"):
+        r = run_cli("solve", f"{tmp_path}/ind.{suffix}", "--json")
+        assert r.returncode == 0 and json.loads(r.stdout)["objective"] == 10.0, r.stderr
+    r = run_cli("solve", f"{tmp_path}/free.lp")
+    assert r.returncode == 2 and "finite bounds" in r.stderr and "Traceback" not in r.stderr
+    db = f"{tmp_path}/s.duckdb"
+    r = run_cli("import-lp", f"{tmp_path}/ind.mps", "--db", db)
+    assert r.returncode == 0, r.stderr
+    rows = run_cli("sql", "SELECT n_bin FROM instances", "--db", db, "--format", "json")
+    assert json.loads(rows.stdout) == [{"n_bin": 1}]

@@ -257,7 +257,29 @@ def read_general(data: bytes, suffix: str = ".mps") -> CanonicalModel:
                 if m.NumObj > 1:  # a hierarchy or blend: no one objective to verify
                     raise UnsupportedModelError(f"{m.NumObj} objectives (a multi-objective "
                                                 "model) have no single-objective form")
+                if m.NumScenarios > 0:  # each scenario is a model of its own
+                    raise UnsupportedModelError(f"{m.NumScenarios} scenarios (a multi-"
+                                                "scenario model) are several models in one")
                 linearize(m)  # quadratic parts and lazy rows travel as they are
                 return from_gurobi(m)
     finally:
         os.unlink(path)
+
+
+def read_general_file(path: str | os.PathLike[str], refused: Exception) -> CanonicalModel:
+    """A model file the IR readers refused for a feature (``refused``), read by Gurobi and
+    linearised; where that cannot be done, the refusal with the reason why."""
+    from ortrex.ir.formats.errors import UnsupportedFeatureError
+    from ortrex.ir.formats.text import decode_text, read_bytes
+
+    name = str(path)
+    text = decode_text(read_bytes(name), name)
+    low = name.lower().removesuffix(".gz").removesuffix(".bz2")
+    suffix = ".mps" if low.endswith(".mps") else ".lp"
+    try:
+        return read_general(text.encode(), suffix).replace(name=os.path.basename(low)
+                                                           .rsplit(".", 1)[0])
+    except (UnsupportedModelError, ImportError) as why:
+        raise UnsupportedFeatureError(name, f"{getattr(refused, 'message', refused)}; {why}",
+                                      getattr(refused, "line", None),
+                                      getattr(refused, "feature", "")) from refused

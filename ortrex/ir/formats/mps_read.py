@@ -37,6 +37,7 @@ _UNSUPPORTED = {
     "USERCUTS": "user cuts",
     "CSECTION": "conic constraints",
     "OBJSENSE_MULTI": "multiple objectives",
+    "SCENARIOS": "multiple scenarios",
 }
 # Fixed-format field columns (0-based, end exclusive): type, name1, name2, value1, name3, value2.
 _FIXED = ((1, 3), (4, 12), (14, 22), (24, 36), (39, 47), (49, 61))
@@ -190,6 +191,10 @@ class _MpsParser:
             raise self.error(f"unknown objective sense {word!r}")
 
     def rows(self, f: list[str]) -> None:
+        if len(f) > 2 and f[0].upper() == "N":
+            # Gurobi's multi-objective rows: N, name, priority, weight, tolerances.
+            raise UnsupportedFeatureError(self.path, "multiple objectives are not supported",
+                                          self.line, feature="multiple objectives")
         if len(f) != 2:
             raise self.error("ROWS lines need a type (N, L, G, E) and a name")
         kind, name = f[0].upper(), f[1]
