@@ -106,7 +106,7 @@ end
     # "2y" is 2 times y, as HiGHS and CPLEX read it (Gurobi reads a name): the line says so.
     assert m.var_names == ("x", "y")
     assert "a number glued to a name read as its coefficient" in str(caught[0].message)
-    assert m.ub[0] == math.inf and m.lb[2] == -math.inf
+    assert m.ub[0] == math.inf and m.lb[1] == -math.inf and m.obj[1] == 2.0
 
 
 def test_repeated_row_names_stay_addressable() -> None:
