@@ -75,6 +75,19 @@ def run_cli(*args: str, cwd: Path | None = None, env: dict[str, str] | None = No
                           capture_output=True, text=True, timeout=timeout)
 
 
+def seed_outcomes(db: Path | str) -> dict[str, tuple[str, str | None, float | None]]:
+    """(status, reject reason, objective) of every imported seed's document, by seed id,
+    read through ``ortrex sql`` as a user would."""
+    import json
+
+    rows = json.loads(run_cli(
+        "sql", "SELECT json_extract_string(l.params, '$.seed_id') AS seed, d.status, "
+        "d.reject_reason AS reason, d.objective FROM documents d JOIN lineage l ON "
+        "l.child_id = d.id AND l.relation = 'imported'", "--db", str(db),
+        "--format", "json").stdout)
+    return {x["seed"]: (x["status"], x["reason"], x["objective"]) for x in rows}
+
+
 @contextmanager
 def lock_held(db: Path) -> Iterator[int]:
     """Another process holding the store's DuckDB write lock; yields its PID."""

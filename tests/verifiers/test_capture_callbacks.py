@@ -102,7 +102,7 @@ def test_import_seeds_stores_the_optimum_the_program_solved(tmp_path: object) ->
     import json
     from pathlib import Path
 
-    from tests.conftest import run_cli
+    from tests.conftest import run_cli, seed_outcomes
 
     d = Path(str(tmp_path))
     problem = ("A shop makes at most 10 units each of x (profit 1) and y (profit 2), whole "
@@ -115,12 +115,7 @@ def test_import_seeds_stores_the_optimum_the_program_solved(tmp_path: object) ->
     r = run_cli("import-seeds", str(d / "seeds.jsonl"), "--db", str(d / "s.duckdb"),
                 "--workers", "1", "--program-time-limit", "5", timeout=600)
     assert r.returncode == 0, r.stderr
-    rows = json.loads(run_cli(
-        "sql", "SELECT json_extract_string(l.params, '$.seed_id') AS seed, d.status, "
-        "d.reject_reason AS reason, d.objective FROM documents d JOIN lineage l ON "
-        "l.child_id = d.id AND l.relation = 'imported'", "--db", str(d / "s.duckdb"),
-        "--format", "json").stdout)
-    got = {x["seed"]: (x["status"], x["reason"], x["objective"]) for x in rows}
+    got = seed_outcomes(d / "s.duckdb")
     assert got["lazy"] == ("accepted", None, 12.0)  # the relaxation's optimum is 30
     assert got["slow"][:2] == ("rejected", "unsupported_model")
 

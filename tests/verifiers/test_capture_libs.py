@@ -14,7 +14,7 @@ import pytest
 from ortrex.ir.formats import loads
 from ortrex.verifiers.sandbox import PRELOAD_SEEDS, Job, Limits, Sandbox
 from ortrex.verifiers.solvers import solve
-from tests.conftest import run_cli
+from tests.conftest import run_cli, seed_outcomes
 
 # One problem in each library: at most 10 whole x (profit 3), at most 8 whole y (profit 2),
 # 2x + y <= 20, x + 3y <= 24, a fixed fee of 5 taken off: optimum at x = 8, y = 4: 24 + 8 - 5.
@@ -140,12 +140,7 @@ def test_import_seeds_accepts_every_librarys_seed(tmp_path: Path) -> None:
     r = run_cli("import-seeds", str(tmp_path / "seeds.jsonl"), "--db", str(db), "--workers",
                 "1", timeout=900)
     assert r.returncode == 0, r.stderr
-    rows = json.loads(run_cli(
-        "sql", "SELECT json_extract_string(l.params, '$.seed_id') AS seed, d.status, "
-        "d.reject_reason AS reason, d.objective FROM documents d JOIN lineage l ON "
-        "l.child_id = d.id AND l.relation = 'imported'", "--db", str(db),
-        "--format", "json").stdout)
-    got = {x["seed"]: (x["status"], x["reason"], x["objective"]) for x in rows}
+    got = seed_outcomes(db)
     assert got == {lib: ("accepted", None, pytest.approx(OPTIMUM)) for lib in PROGRAMS}
 
 

@@ -16,7 +16,7 @@ from ortrex.evaluation.benchmarks import load
 from ortrex.evaluation.client import Completion
 from ortrex.evaluation.scoring import SandboxPool, score_completion
 from ortrex.verifiers.isolation import Limits
-from tests.conftest import run_cli
+from tests.conftest import run_cli, seed_outcomes
 from tests.evaluation.openai_server import (
     CHEAT_FAILURES,
     CHEATS,
@@ -236,12 +236,7 @@ def test_import_seeds_refuses_seeds_that_type_their_answer_in(tmp_path: Path) ->
     db = tmp_path / "s.duckdb"
     r = run_cli("import-seeds", str(seeds), "--db", str(db), "--workers", "1", timeout=900)
     assert r.returncode == 0, r.stderr
-    rows = json.loads(run_cli(
-        "sql", "SELECT json_extract_string(l.params, '$.seed_id') AS seed, d.status, "
-        "d.reject_reason AS reason, d.objective FROM documents d JOIN lineage l ON "
-        "l.child_id = d.id AND l.relation = 'imported'", "--db", str(db),
-        "--format", "json").stdout)
-    got = {x["seed"]: (x["status"], x["reason"]) for x in rows}
+    got = {k: v[:2] for k, v in seed_outcomes(db).items()}
     assert got.pop("honest") == ("accepted", None)
     assert {"highs-lower-bound", "highs-name-injection"} <= set(got)  # both solvers' paths
     for name in cheats:
