@@ -72,6 +72,24 @@ _MODEL_FILE = (".mps", ".lp", ".mps.gz", ".lp.gz", ".mps.bz2", ".lp.bz2", ".mof.
 _MODEL_COMMENT = re.compile(r"^\s*[*\\].*$", re.M)
 
 
+def _model_file_numbers(name: str, body: str) -> list[float] | None:
+    """The numbers of a model file a program reads (coefficients, sides, bounds), read as a
+    model: its column names (``0001``) and header counts are no data. None: unreadable."""
+    import warnings
+
+    from ortrex.ir.formats import detect_format, loads
+
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            m = loads(body, detect_format(name, body), name)
+    except Exception:  # a file the readers refuse is read as text
+        return None
+    parts = [m.A.data, m.obj, m.row_lower, m.row_upper, m.lb, m.ub, [m.obj_constant]]
+    vals = np.concatenate([np.asarray(p, dtype=np.float64) for p in parts])
+    return [float(x) for x in np.unique(vals[np.isfinite(vals) & (vals != 0)])]
+
+
 def _tokens(chunk: str) -> Iterator[tuple[float, bool]]:
     """(number, whether it is a datum) for every number of a text: digits with their scale
     word (``1.5 million`` is also 1.5e6), fractions, number words."""
@@ -207,6 +225,10 @@ class Grounds:
         for name, v in (files or {}).items():
             body = v.decode("utf-8", "replace") if isinstance(v, bytes) else v
             if name.lower().endswith(_MODEL_FILE):
+                numbers = _model_file_numbers(name, body)
+                if numbers is not None:  # its numbers are its model's, not its names
+                    found.extend((x, True) for x in numbers)
+                    continue
                 body = _MODEL_COMMENT.sub("", body)
             chunks.append(body)
         for chunk in chunks:
