@@ -423,8 +423,8 @@ def _capture_at_solve(out: dict[str, int], cap: int, budget: int
                           "could be captured"), [], notes, {}, []
     if said in ("refused", "error"):
         return said, why, [], notes, {}, []
-    return "none", "the program solved no gurobipy or highspy model and left none", [], \
-        notes, {}, []
+    return "none", ("the program solved no model of gurobipy, highspy, PuLP, Pyomo, OR-Tools "
+                    "or COPT and left none"), [], notes, {}, []
 
 
 def _limit_memory(extra: int) -> None:
