@@ -125,7 +125,8 @@ class OrtrexDeepseekV4UnweightedRMSNorm(HF_UNWEIGHTED_NORM):
     """Weightless RMSNorm with the HF rounding chain."""
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
-        return rms_norm(x, None, eps=self.eps, backend=STATE.backend)
+        eps = getattr(self, "eps", None) or self.variance_epsilon  # 5.24's name, 5.25's
+        return rms_norm(x, None, eps=eps, backend=STATE.backend)
 
 
 class OrtrexDeepseekV4RMSNorm(HF_NORM):
