@@ -35,7 +35,7 @@ from ortrex.ir.formats import text as text_module
 from ortrex.ir.formats.gurobi import quiet_env
 from ortrex.ir.formats.lp_fast import read_fast
 from ortrex.verifiers.solvers import SolveStatus, solve_highs
-from tests.ir.test_lp_fast import same_as_full
+from tests.ir.test_lp_fast import edited, same_as_full
 from tests.strategies import model_diff, quadratic_rows_last
 
 DIGIT_NAMES = "names that start with a number read whole"
@@ -470,16 +470,7 @@ EDITS = [*" \n*/.:+-<=12e", "5C0ST", "1st_", "53/1", "53/2", "...", "001: ", "->
 @settings(max_examples=300, deadline=None, suppress_health_check=list(HealthCheck))
 def test_edited_netlib_names_read_alike_on_every_path(edits: list[tuple[str, float, str]]) -> None:
     assert read_fast(NETLIB, "t.lp") is not None  # the base file is on the fast path
-    text = NETLIB
-    for op, at, chars in edits:
-        k = int(at * len(text))
-        if op == "insert":
-            text = text[:k] + chars + text[k:]
-        elif op == "delete":
-            text = text[:k] + text[k + 1:]
-        else:
-            text = text[:k] + chars + text[k + 1:]
-    same_as_full(text)
+    same_as_full(edited(NETLIB, edits))
 
 
 def test_quadratic_terms_with_star_names(tmp_path: Path) -> None:

@@ -70,6 +70,19 @@ def model_arrays(m: CanonicalModel) -> list:
             m.csr.indices, m.csr.data, *m.qobj, *m.qrows]
 
 
+def edited(text: str, edits: list[tuple[str, float, str]]) -> str:
+    """``text`` after each (insert | delete | replace, where in [0, 1), characters) edit."""
+    for op, at, chars in edits:
+        k = int(at * len(text))
+        if op == "insert":
+            text = text[:k] + chars + text[k:]
+        elif op == "delete":
+            text = text[:k] + text[k + 1:]
+        else:
+            text = text[:k] + chars + text[k + 1:]
+    return text
+
+
 def same_as_full(text: str) -> bool:
     """Assert ``parse_lp`` (fast path first) reads ``text`` as the full reader does, and the
     compiled scanner as the Python fast path does; return whether the fast path read it."""
@@ -231,16 +244,7 @@ EDIT_CHARS = [*" \n\t+-:[]^*/2e._\\<=>x1", "inf", "nan", "free", " bounds ", "R1
 @settings(max_examples=300, deadline=None, suppress_health_check=list(HealthCheck))
 def test_edited_files_read_as_the_full_reader_reads_them(
         base: str, edits: list[tuple[str, float, str]]) -> None:
-    text = base
-    for op, at, chars in edits:
-        k = int(at * len(text))
-        if op == "insert":
-            text = text[:k] + chars + text[k:]
-        elif op == "delete":
-            text = text[:k] + text[k + 1:]
-        else:
-            text = text[:k] + chars + text[k + 1:]
-    same_as_full(text)
+    same_as_full(edited(base, edits))
 
 
 def test_the_compiled_scanner_is_built_where_a_compiler_is() -> None:

@@ -33,16 +33,6 @@ prob += x + 3 * y <= 24, "labour"
 prob.solve(pulp.PULP_CBC_CMD(msg=0))
 print("objective", pulp.value(prob.objective))
 """,
-    "pulp-highs": """import pulp
-prob = pulp.LpProblem("workshop", pulp.LpMaximize)
-x = pulp.LpVariable("x", 0, 10, cat="Integer")
-y = pulp.LpVariable("y", 0, 8, cat="Integer")
-prob += 3 * x + 2 * y - 5
-prob += 2 * x + y <= 20, "machine"
-prob += x + 3 * y <= 24, "labour"
-prob.solve(pulp.HiGHS(msg=False))
-print("objective", pulp.value(prob.objective))
-""",
     "pyomo": """from pyomo.environ import (ConcreteModel, Constraint, Integers, Objective,
                            SolverFactory, Var, maximize, value)
 m = ConcreteModel()
@@ -102,6 +92,11 @@ m.solve()
 print("objective", m.objval)
 """,
 }
+
+
+# The same PuLP model solved through PuLP's HiGHS interface (highspy underneath).
+PROGRAMS["pulp-highs"] = PROGRAMS["pulp"].replace("pulp.PULP_CBC_CMD(msg=0)",
+                                                  "pulp.HiGHS(msg=False)")
 
 
 @pytest.fixture(scope="module")
