@@ -2,7 +2,7 @@
 
 A 1,000-instance corpus (all 25 families in turn, small and medium sizes, the three forms in
 turn, the default layout draw: situations mostly, specification sheets sometimes) is rendered
-without any LLM and measured with ``ortrex.store.quality`` next to NL4OPT, OptiBench,
+without any LLM and measured with ``ortrex.reports.quality`` next to NL4OPT, OptiBench,
 B4O-Feasible, B4O-ORGEval and the 200 real seeds: distinct-3/4 (numbers as one token),
 vocabulary per 25k tokens, unique openings, shared 15-token prefixes within a family, sentence
 skeletons per 100 sentences, length percentiles and the share of statements that declare
@@ -37,16 +37,15 @@ from ortrex.engine.families import REGISTRY
 from ortrex.paths import benchmarks_dir
 from ortrex.render.documents import thinking, user_turn
 from ortrex.render.statement import FORMS, render_statement
-from ortrex.store.quality import (
+from ortrex.reports.quality import (
     GOALS,
     LABELS,
-    artefacts,
     goal_text,
     measure,
     meets,
     tokens,
 )
-from ortrex.verifiers.language import check_language
+from ortrex.verifiers.language import artefacts, check_language
 
 console = Console(width=160)
 # The corpus this issue started from (issue 13's table: 2,767 accepted documents).
@@ -84,7 +83,7 @@ def _checklist(sm: object) -> str:
 
 def references() -> dict[str, list[str]]:
     """The statements of the shared public benchmarks and the real seeds."""
-    from ortrex.evaluation.benchmarks import NAMES, TITLES, load
+    from ortrex.benchmarks.registry import NAMES, TITLES, load
 
     out: dict[str, list[str]] = {}
     for name in NAMES:

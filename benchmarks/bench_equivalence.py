@@ -39,8 +39,8 @@ from rich.table import Table
 
 from ortrex.ir.formats import read_model, to_gurobi
 from ortrex.paths import benchmarks_dir, reference_lp_dirs
-from ortrex.verifiers.equivalence import EQUIVALENT, check_equivalence
-from ortrex.verifiers.equivalence_suite import (
+from ortrex.verifiers.equivalence.check import EQUIVALENT, check_equivalence
+from ortrex.verifiers.equivalence.suite import (
     DIFFERENT_CLASSES,
     EQUIVALENT_CLASSES,
     assignment,
@@ -166,8 +166,8 @@ def bench_suite_files(pairs: list, workers: int, repeat: int, orgeval_repeat: in
                str(workers), "--output", str(out)]
         # Both programs' bytecode is compiled before timing (as after any first run): start-up
         # is timed, compiling a fresh checkout is not.
-        subprocess.run([sys.executable, "-c", "import ortrex.cli, ortrex.verifiers.pairs"],
-                       check=True)
+        subprocess.run([sys.executable, "-c",
+                        "import ortrex.cli, ortrex.verifiers.equivalence.pairs"], check=True)
         src = orgeval_source()
         if src is not None:
             subprocess.run([sys.executable, "-c", f"import sys; sys.path.insert(0, {str(src)!r})"
@@ -297,8 +297,8 @@ def bench_symmetric() -> list[tuple[str, str, str, float, str]]:
 # ---------------------------------------------------------------- 4. scale
 SCALE_CHILD = r"""
 import json, resource, sys, time
-from ortrex.verifiers.equivalence import check_equivalence
-from ortrex.verifiers.equivalence_suite import disguise, random_milp
+from ortrex.verifiers.equivalence.check import check_equivalence
+from ortrex.verifiers.equivalence.suite import disguise, random_milp
 nnz = int(sys.argv[1])
 a = random_milp(nnz, seed=1)
 b = disguise(a, 2)

@@ -24,9 +24,9 @@ from rich.table import Table
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from ortrex.evaluation.benchmarks import NAMES, TITLES, load
-from ortrex.evaluation.client import Sampling
+from ortrex.benchmarks.registry import NAMES, TITLES, load
 from ortrex.evaluation.runner import EvalSpec, run_eval
+from ortrex.served.client import Sampling
 from tests.evaluation.openai_server import Server, State, oracle_answers
 
 console = Console(width=150)

@@ -20,9 +20,9 @@ from typing import Any
 from rich.console import Console
 from rich.table import Table
 
-from ortrex.engine.documents import RenderSpec, run_render
+from ortrex.engine.documents.render_job import RenderSpec, run_render
 from ortrex.engine.families import REGISTRY
-from ortrex.engine.jobs import JobSpec, run_job
+from ortrex.engine.generate.job import JobSpec, run_job
 from ortrex.jobs import make_executor
 from ortrex.store import Store
 

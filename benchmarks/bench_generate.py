@@ -28,7 +28,7 @@ from rich.console import Console
 from rich.table import Table
 
 from ortrex.engine.families import REGISTRY
-from ortrex.engine.jobs import JobSpec, LocalExecutor, run_job
+from ortrex.engine.generate.job import JobSpec, LocalExecutor, run_job
 from ortrex.store import Store
 
 

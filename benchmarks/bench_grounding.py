@@ -86,7 +86,7 @@ def _sirl(path: Path) -> list[tuple[str, float]]:
 
 
 def leak_sets(limit: int | None) -> dict[str, list[tuple[str, float, dict[str, str]]]]:
-    from ortrex.evaluation.benchmarks import load
+    from ortrex.benchmarks.registry import load
 
     sets: dict[str, list[tuple[str, float, dict[str, str]]]] = {}
     for name in ("nl4opt", "optibench", "b4o-feasible"):
@@ -148,7 +148,7 @@ def bench_leaks(limit: int | None) -> tuple[Table, list[float]]:
 
 
 def bench_b4o(workers: int) -> dict[str, object]:
-    from ortrex.evaluation.benchmarks import load
+    from ortrex.benchmarks.registry import load
     from ortrex.evaluation.selftest import self_test
 
     b = load("b4o-feasible")
@@ -163,7 +163,7 @@ def bench_b4o(workers: int) -> dict[str, object]:
 
 
 def bench_seeds(workers: int, d: Path) -> dict[str, object] | None:
-    from ortrex.engine.seeds import import_seeds
+    from ortrex.engine.ingest.seeds import import_seeds
     from ortrex.store import Store
 
     path = benchmarks_dir().parent / "seeds" / "public_seed.jsonl"
@@ -180,9 +180,9 @@ def bench_seeds(workers: int, d: Path) -> dict[str, object] | None:
 
 
 def bench_corpus(count: int, workers: int, d: Path) -> dict[str, object]:
-    from ortrex.engine.documents import RenderSpec, run_render
+    from ortrex.engine.documents.render_job import RenderSpec, run_render
     from ortrex.engine.families import REGISTRY
-    from ortrex.engine.jobs import JobSpec, run_job
+    from ortrex.engine.generate.job import JobSpec, run_job
     from ortrex.store import Store
     from ortrex.store.records import load_instance
     from ortrex.verifiers.resolve import judge

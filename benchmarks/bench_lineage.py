@@ -20,12 +20,12 @@ import pyarrow as pa
 from rich.console import Console
 from rich.table import Table
 
-from ortrex.engine.documents import RenderSpec, run_render
-from ortrex.engine.evolve import MutateSpec, run_mutate
+from ortrex.engine.documents.render_job import RenderSpec, run_render
 from ortrex.engine.families import REGISTRY
-from ortrex.engine.jobs import JobSpec, run_job
+from ortrex.engine.generate.evolve import MutateSpec, run_mutate
+from ortrex.engine.generate.job import JobSpec, run_job
+from ortrex.reports.corpus import build_report
 from ortrex.store import Store
-from ortrex.store.report import build_report
 
 console = Console(width=150)
 

@@ -21,16 +21,16 @@ import numpy as np
 from rich.console import Console
 from rich.table import Table
 
-from ortrex.engine.documents import RenderSpec, run_render
+from ortrex.engine.documents.render_job import RenderSpec, run_render
 from ortrex.engine.families import REGISTRY
-from ortrex.engine.jobs import JobSpec, run_job
-from ortrex.engine.seeds import import_seeds
+from ortrex.engine.generate.job import JobSpec, run_job
+from ortrex.engine.ingest.seeds import import_seeds
 from ortrex.paths import benchmarks_dir
 from ortrex.render.data import data_json, dumps_json
 from ortrex.render.program import gurobipy_program
 from ortrex.store import Store
-from ortrex.verifiers import isolation
-from ortrex.verifiers.sandbox import Job, Sandbox, run_cold
+from ortrex.verifiers.sandbox import isolation
+from ortrex.verifiers.sandbox.server import Job, Sandbox, run_cold
 
 console = Console(width=150)
 

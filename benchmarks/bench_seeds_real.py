@@ -22,7 +22,7 @@ from pathlib import Path
 from rich.console import Console
 from rich.table import Table
 
-from ortrex.engine.seeds import SeedLimits, import_seeds
+from ortrex.engine.ingest.seeds import SeedLimits, import_seeds
 from ortrex.store import Store
 
 console = Console(width=140)

@@ -50,8 +50,8 @@ def verified_parent(family: str, seed: int = 7, size: str = "small") -> tuple:
     import numpy as np
 
     from ortrex.engine.families import REGISTRY
-    from ortrex.engine.mutate import family_values
-    from ortrex.engine.pipeline import verify
+    from ortrex.engine.generate.mutate import family_values
+    from ortrex.engine.generate.pipeline import verify
 
     # The first accepted draw from ``seed`` on (the gates reject trivial instances).
     for k in range(seed, seed + 40):

@@ -127,7 +127,7 @@ def test_a_killed_import_leaves_nothing_half_written(tmp_path: Path) -> None:
 
 
 def test_doctor_reports_the_layers_and_checks_them() -> None:
-    from ortrex.verifiers import isolation
+    from ortrex.verifiers.sandbox import isolation
 
     r = run_cli("doctor", "--json")
     assert r.returncode == 0, r.stderr

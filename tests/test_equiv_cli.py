@@ -7,8 +7,8 @@ from pathlib import Path
 
 from ortrex.ir import transforms as tf
 from ortrex.ir.formats import write_model
-from ortrex.verifiers.equivalence_suite import assignment, disguise, random_milp
-from ortrex.verifiers.pairs import read_pairs, run_pairs
+from ortrex.verifiers.equivalence.pairs import read_pairs, run_pairs
+from ortrex.verifiers.equivalence.suite import assignment, disguise, random_milp
 from tests.conftest import run_cli
 
 
@@ -131,7 +131,7 @@ def test_references_far_apart_are_read_once(tmp_path: Path) -> None:
     """An evaluation's order: every problem's sample 1, then every sample 2, ... Each of 80
     references recurs 160 files later; all 80 + 240 files are parsed once (a cache of the 64
     most recent models parsed the references again at every sample)."""
-    from ortrex.verifiers import pairs as pairs_mod
+    from ortrex.verifiers.equivalence import pairs as pairs_mod
 
     refs = [random_milp(6, seed=k) for k in range(80)]
     lines = []
@@ -151,7 +151,7 @@ def test_references_far_apart_are_read_once(tmp_path: Path) -> None:
 
 def test_model_cache_stays_within_its_budget(tmp_path: Path) -> None:
     """Past the budget (variables + rows + coefficients) the least recently used model goes."""
-    from ortrex.verifiers.pairs import ModelCache
+    from ortrex.verifiers.equivalence.pairs import ModelCache
 
     paths = []
     for k in range(6):  # five files of one model (one size), then another model
@@ -178,7 +178,7 @@ def test_model_cache_stays_within_its_budget(tmp_path: Path) -> None:
 
 
 def test_model_cache_keeps_at_most_its_count(tmp_path: Path) -> None:
-    from ortrex.verifiers.pairs import ModelCache
+    from ortrex.verifiers.equivalence.pairs import ModelCache
 
     paths = []
     for k in range(4):

@@ -8,28 +8,25 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 
-# Which ortrex subpackages each layer may import (DESIGN.md: data flows one way).
-ALLOWED = {
-    # jobs: the job layer, a leaf every layer may use (executors, driver, failures).
-    "jobs": {"jobs"},
-    "ir": {"ir"},
-    # paths: a leaf that only says where the shared data lives (the sandbox hides it).
-    "verifiers": {"ir", "verifiers", "paths", "jobs"},
-    "render": {"ir", "render"},
-    "store": {"ir", "store"},
-    # engine -> evaluation, export: the clean flywheel (engine/distill, engine/flywheel) asks
-    # served models through the evaluation's client, prompts and sandboxed scoring, and holds
-    # its examples to the SFT contract of export's chat templates; neither imports engine.
-    "engine": {"ir", "verifiers", "render", "store", "engine", "paths", "jobs", "evaluation",
-               "export"},
-    "export": {"ir", "store", "export", "jobs"},
-    "kernels": {"kernels"},
-    # store: a training run is a `runs` row with lineage export -> run -> checkpoint -> model;
-    # ui (a leaf: rich consoles): the progress line of a run and the recipe's tables, printed
-    # while the run goes, not at the end.
-    "trainers": {"trainers", "kernels", "export", "store", "ui"},
-    "evaluation": {"ir", "verifiers", "store", "evaluation", "paths", "jobs"},
-}
+# The layers, lowest first (docs/layout.md): a package imports only itself and the layers below
+# it. Leaves: the IR, the job layer, where the shared data lives, the rich consoles, the kernels.
+LAYERS: tuple[tuple[str, ...], ...] = (
+    ("ir", "jobs", "paths", "ui", "kernels"),
+    ("store",),
+    ("render", "benchmarks"),
+    ("verifiers",),
+    ("served",),
+    ("engine", "evaluation", "reports", "export"),
+    ("flywheel", "trainers"),
+    ("cli",),
+)
+def _allowed(layer: str) -> set[str]:
+    below: set[str] = set()
+    for tier in LAYERS:
+        if layer in tier:
+            return below | {layer}
+        below |= set(tier)
+    raise AssertionError(f"{layer} is in no layer")
 
 
 def quick_start() -> list[str]:
@@ -52,29 +49,129 @@ def test_ci_runs_the_readme_test_command() -> None:
     assert "ORTREX_REQUIRE_SHARED=1" in ci
 
 
-def _ortrex_imports(path: Path) -> set[str]:
-    tree = ast.parse(path.read_text())
-    found = set()
-    for node in ast.walk(tree):
-        names = []
+def _imports(path: Path) -> list[tuple[str, str | None]]:
+    """(module, name) for every ortrex import in a file, lazy ones in functions included."""
+    found: list[tuple[str, str | None]] = []
+    for node in ast.walk(ast.parse(path.read_text())):
         if isinstance(node, ast.Import):
-            names = [a.name for a in node.names]
-        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
-            names = [node.module]
-        for name in names:
-            parts = name.split(".")
-            if parts[0] == "ortrex" and len(parts) > 1:
-                found.add(parts[1])
+            found += [(a.name, None) for a in node.names if a.name.startswith("ortrex")]
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0 \
+                and node.module.startswith("ortrex"):
+            found += [(node.module, a.name) for a in node.names]
     return found
+
+
+def _ortrex_imports(path: Path) -> set[str]:
+    return {m.split(".")[1] for m, _ in _imports(path) if "." in m}
+
+
+def _modules() -> dict[str, Path]:
+    found = {}
+    for path in (ROOT / "ortrex").rglob("*.py"):
+        name = ".".join(path.relative_to(ROOT).with_suffix("").parts)
+        found[name.removesuffix(".__init__")] = path
+    return found
+
+
+def _layer_files(layer: str) -> list[Path]:
+    folder = ROOT / "ortrex" / layer
+    return list(folder.rglob("*.py")) if folder.is_dir() else [folder.with_suffix(".py")]
+
+
+def test_every_package_has_a_layer() -> None:
+    named = {name for tier in LAYERS for name in tier}
+    present = {p.name.removesuffix(".py") for p in (ROOT / "ortrex").iterdir()
+               if not p.name.startswith("_") and ((p.is_dir() and (p / "__init__.py").exists())
+                                                  or p.suffix == ".py")}
+    assert present == named
 
 
 def test_layers_import_one_way() -> None:
     bad = []
-    for layer, allowed in ALLOWED.items():
-        for path in (ROOT / "ortrex" / layer).rglob("*.py"):
-            extra = _ortrex_imports(path) - allowed
-            if extra:
-                bad.append(f"{path.relative_to(ROOT)} imports {sorted(extra)}")
+    for tier in LAYERS:
+        for layer in tier:
+            for path in _layer_files(layer):
+                extra = _ortrex_imports(path) - _allowed(layer)
+                if extra:
+                    bad.append(f"{path.relative_to(ROOT)} imports {sorted(extra)}")
+    assert not bad, bad
+
+
+# The two documented facades of the IR: a CanonicalModel delegates to its fingerprint, normal
+# form and serialisation, and a SemanticModel to its grounding; both import them lazily.
+FACADES = ({"ortrex.ir.canonical", "ortrex.ir.fingerprint", "ortrex.ir.normalize",
+            "ortrex.ir.serialization"}, {"ortrex.ir.ground", "ortrex.ir.semantic"})
+
+
+def _edges() -> dict[str, set[str]]:
+    mods = _modules()
+    edges: dict[str, set[str]] = {m: set() for m in mods}
+    for name, path in mods.items():
+        for module, imported in _imports(path):
+            target = f"{module}.{imported}" if f"{module}.{imported}" in mods else module
+            # A submodule importing its own package's facade is no cycle worth the name only
+            # when the package is not the module's own: within a package it is one.
+            if target in mods and target != name:
+                edges[name].add(target)
+    return edges
+
+
+def _cycles(edges: dict[str, set[str]]) -> list[set[str]]:
+    """Strongly connected components of more than one module (Tarjan, iteratively)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on: set[str] = set()
+    found: list[set[str]] = []
+    for root in edges:
+        if root in index:
+            continue
+        work = [(root, iter(sorted(edges[root])))]
+        index[root] = low[root] = len(index)
+        stack.append(root)
+        on.add(root)
+        while work:
+            node, it = work[-1]
+            nxt = next(it, None)
+            if nxt is None:
+                work.pop()
+                if work:
+                    low[work[-1][0]] = min(low[work[-1][0]], low[node])
+                if low[node] == index[node]:
+                    comp = set()
+                    while True:
+                        m = stack.pop()
+                        on.discard(m)
+                        comp.add(m)
+                        if m == node:
+                            break
+                    if len(comp) > 1:
+                        found.append(comp)
+            elif nxt not in index:
+                index[nxt] = low[nxt] = len(index)
+                stack.append(nxt)
+                on.add(nxt)
+                work.append((nxt, iter(sorted(edges[nxt]))))
+            elif nxt in on:
+                low[node] = min(low[node], index[nxt])
+    return found
+
+
+def test_no_import_cycles_but_the_two_ir_facades() -> None:
+    cycles = [sorted(c) for c in _cycles(_edges()) if c not in FACADES]
+    assert not cycles, cycles
+
+
+def test_the_cycle_finder_finds_a_cycle() -> None:
+    assert _cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [{"a", "b", "c"}]
+
+
+def test_no_module_imports_another_modules_private_names() -> None:
+    mods = _modules()
+    bad = [f"{path.relative_to(ROOT)} imports {module}.{imported}"
+           for name, path in mods.items() for module, imported in _imports(path)
+           if imported and imported.startswith("_") and not imported.startswith("__")
+           and module != name]
     assert not bad, bad
 
 

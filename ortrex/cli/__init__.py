@@ -11,35 +11,10 @@ from __future__ import annotations
 import os
 import sys
 import warnings
-from pathlib import Path
-from typing import Annotated
 
 import typer
 
-from ortrex import __version__
-
-# Heavy modules (numpy, scipy, duckdb, polars, solvers) are imported inside the commands, so
-# `ortrex --help` and `--version` start fast.
-FORMATS = ("lp", "mps", "mps-fixed", "mps-free", "json")
-
-
-_APP_SETTINGS: dict[str, object] = {
-    "rich_markup_mode": None,
-    "name": "ortrex",
-    "help": "ortrex: a corpus engine for Operations Research language models.",
-    "no_args_is_help": True,
-    "pretty_exceptions_enable": False,
-    "add_completion": False,
-}
-app = typer.Typer(**_APP_SETTINGS)  # type: ignore[arg-type]
-
-
-DbOption = Annotated[Path | None, typer.Option(
-    "--db", envvar="ORTREX_DB", help="Store file (default ./ortrex.duckdb).", show_default=False)]
-
-
-class UsageError(Exception):
-    """Bad command-line input that click cannot see (one line, exit 2)."""
+from ortrex.cli.app import APP_SETTINGS, UsageError, app
 
 
 def _user_errors() -> tuple[type[BaseException], ...]:
@@ -55,51 +30,17 @@ def _user_errors() -> tuple[type[BaseException], ...]:
         errors.append(sys.modules["ortrex.jobs.executors"].JobError)
     if "ortrex.export.errors" in sys.modules:
         errors.append(sys.modules["ortrex.export.errors"].ExportError)
-    if "ortrex.engine.seeds" in sys.modules:
-        errors.append(sys.modules["ortrex.engine.seeds"].SeedFileError)
-    if "ortrex.evaluation.benchmarks" in sys.modules:
-        errors.append(sys.modules["ortrex.evaluation.benchmarks"].BenchmarkError)
+    if "ortrex.engine.ingest.seeds" in sys.modules:
+        errors.append(sys.modules["ortrex.engine.ingest.seeds"].SeedFileError)
+    if "ortrex.benchmarks.registry" in sys.modules:
+        errors.append(sys.modules["ortrex.benchmarks.registry"].BenchmarkError)
     if "ortrex.trainers.errors" in sys.modules:
         errors.append(sys.modules["ortrex.trainers.errors"].TrainError)
-    if "ortrex.evaluation.client" in sys.modules:
-        errors.append(sys.modules["ortrex.evaluation.client"].EndpointError)
+    if "ortrex.served.client" in sys.modules:
+        errors.append(sys.modules["ortrex.served.client"].EndpointError)
     if "ortrex.kernels.registry" in sys.modules:
         errors.append(sys.modules["ortrex.kernels.registry"].KernelBackendError)
     return tuple(errors)
-
-
-def _atomic_write(path: Path, data: bytes) -> None:
-    from ortrex.ir.formats.text import write_atomic
-
-    write_atomic(path, data)
-
-
-_root_db: Path | None = None
-
-
-def _db(db: Path | None) -> Path:
-    """The store path: the sub-command's --db, else the global --db, else $ORTREX_DB/default."""
-    from ortrex.store.db import resolve_db
-
-    return resolve_db(db or _root_db)
-
-
-def _print_version(value: bool) -> None:
-    if value:
-        print(f"ortrex {__version__}")
-        raise typer.Exit(0)
-
-
-@app.callback()
-def _root(
-    db: DbOption = None,
-    debug: Annotated[bool, typer.Option("--debug", help="Show tracebacks on errors.")] = False,
-    version: Annotated[bool, typer.Option(
-        "--version", help="Print the version and exit.", callback=_print_version,
-        is_eager=True)] = False,
-) -> None:
-    global _root_db
-    _root_db = db
 
 
 # Registration order is the order of `ortrex --help`.
@@ -180,7 +121,7 @@ def _app_for(args: list[str]) -> typer.Typer:
     groups = [g for g in app.registered_groups if g.name == arg]
     if not commands and not groups:
         return app
-    one = typer.Typer(**_APP_SETTINGS)  # type: ignore[arg-type]
+    one = typer.Typer(**APP_SETTINGS)  # type: ignore[arg-type]
     one.registered_callback = app.registered_callback
     one.registered_commands, one.registered_groups = commands, groups
     return one

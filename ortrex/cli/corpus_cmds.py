@@ -8,7 +8,7 @@ from typing import Annotated
 import typer
 from rich.table import Table
 
-from ortrex.cli import DbOption, UsageError, _db, app
+from ortrex.cli.app import DbOption, UsageError, app, store_path
 from ortrex.cli.options import (
     DEFAULT_WORKERS,
     CountOption,
@@ -41,7 +41,7 @@ def generate_cmd(
 ) -> None:
     """Generate verified instances: sample families, solve with HiGHS and Gurobi, filter
     (run it again to continue; a larger --count continues the same job)."""
-    from ortrex.engine.jobs import JobSpec
+    from ortrex.engine.generate.job import JobSpec
 
     spec = JobSpec(JobSpec.parse_families(families), count, seed, size, time_limit)
     _run_generate(db, spec, (workers, executor_kind, ray_address, cpus_per_task, retries))
@@ -51,13 +51,13 @@ Run = tuple[int, str, str | None, float, int]  # workers, executor, Ray address,
 
 
 def _run_generate(db: Path | None, spec: object, run: Run) -> None:
-    from ortrex.engine.jobs import run_job
+    from ortrex.engine.generate.job import run_job
     from ortrex.store import Store
     from ortrex.ui import console, job_progress
 
     ex = executor(*run)  # checks the worker count and executor before the store is touched
     try:
-        with Store(_db(db), create=True) as store, \
+        with Store(store_path(db), create=True) as store, \
                 job_progress(spec.count) as update:  # type: ignore[attr-defined]
             report = run_job(store, spec, workers=run[0], resume=True,  # type: ignore
                              executor=ex, on_result=lambda r, ok, why, rep: update(
@@ -73,7 +73,7 @@ def _run_generate(db: Path | None, spec: object, run: Run) -> None:
 def _generate_tables(report: object, statuses: object) -> object:
     from rich.columns import Columns
 
-    from ortrex.engine.jobs import JobReport
+    from ortrex.engine.generate.job import JobReport
 
     assert isinstance(report, JobReport)
     fam = Table(title="by family")
@@ -124,7 +124,7 @@ LlmModelOption = Annotated[str | None, typer.Option("--llm-model", help="Model n
 
 
 def _render_table(report: object) -> Table:
-    from ortrex.engine.documents import RenderReport
+    from ortrex.engine.documents.render_job import RenderReport
 
     assert isinstance(report, RenderReport)
     t = Table(title="documents", show_header=False)
@@ -156,24 +156,24 @@ def _render_table(report: object) -> Table:
 def _render_spec(forms: str, kinds: str, seed: int, near_duplicate: float,
                  contamination: float, db: Path | None = None, llm_base_url: str | None = None,
                  llm_model: str | None = None) -> object:
-    from ortrex.engine.documents import RenderSpec
+    from ortrex.engine.documents.render_job import RenderSpec
     from ortrex.render.documents import KINDS
     from ortrex.render.statement import FORMS
 
-    cache = str(_db(db).resolve().parent / ".ortrex-cache" / "llm") if llm_base_url else None
+    cache = str(store_path(db).resolve().parent / ".ortrex-cache" / "llm") if llm_base_url else None
     return RenderSpec(RenderSpec.parse(forms, FORMS, "form"),
                       RenderSpec.parse(kinds, KINDS, "kind"), seed, near_duplicate,
                       contamination, llm_base_url, llm_model, cache)
 
 
 def _run_render(db: Path | None, spec: object, run: Run, limit: int | None) -> None:
-    from ortrex.engine.documents import run_render
+    from ortrex.engine.documents.render_job import run_render
     from ortrex.store import Store
     from ortrex.ui import console, stages
 
     ex = executor(*run)
     try:
-        with Store(_db(db), create=True) as store, \
+        with Store(store_path(db), create=True) as store, \
                 stages({"render": "instances"}) as (on_stage, tick):
             report = run_render(store, spec, workers=run[0], limit=limit,  # type: ignore
                                 executor=ex, on_start=lambda n: on_stage("render", n),
@@ -205,7 +205,7 @@ def pipeline_cmd(
 ) -> None:
     """Generate verified instances, then render and verify their documents (resumable: run it
     again to continue)."""
-    from ortrex.engine.jobs import JobSpec
+    from ortrex.engine.generate.job import JobSpec
 
     spec = JobSpec(JobSpec.parse_families(families), count, seed, size, time_limit)
     render_spec = _render_spec(forms, kinds, seed, 0.85, 0.5, db, llm_base_url, llm_model)
@@ -260,13 +260,13 @@ def verify_documents_cmd(
     db: DbOption = None,
 ) -> None:
     """Run every document's checks again and update its status."""
-    from ortrex.engine.recheck import recheck_documents
+    from ortrex.engine.documents.verify_job import recheck_documents
     from ortrex.store import Store
     from ortrex.ui import console, stages
 
     ex = executor(workers, executor_kind, ray_address, cpus_per_task, retries)
     try:
-        with Store(_db(db)) as store, stages({"verify": "documents"}) as (on_stage, tick):
+        with Store(store_path(db)) as store, stages({"verify": "documents"}) as (on_stage, tick):
             n = store.query("SELECT count(*) FROM documents WHERE statement IS NOT NULL").item()
             on_stage("verify", min(int(n), limit) if limit is not None else int(n))
             rep = recheck_documents(store, workers, limit, ex,
@@ -309,7 +309,7 @@ def import_seeds_cmd(
     """Import problem/answer seeds: run each answer program in the sandbox, capture every model
     it solves, verify them with HiGHS and Gurobi, and store instances and text with
     provenance."""
-    from ortrex.engine.seeds import SeedLimits, import_seeds, scan_seeds
+    from ortrex.engine.ingest.seeds import SeedLimits, import_seeds, scan_seeds
     from ortrex.store import Store
     from ortrex.ui import console, stages
 
@@ -320,7 +320,7 @@ def import_seeds_cmd(
     scan_seeds(file, skip_bad)  # a malformed file stops here, before the store is touched
     ex = executor(workers, executor_kind, ray_address, cpus_per_task, retries)
     try:
-        with Store(_db(db), create=True) as store, \
+        with Store(store_path(db), create=True) as store, \
                 stages({"seeds": "seeds"}) as (on_stage, tick):
             rep = import_seeds(store, file, workers, skip_bad, ex,
                                on_result=lambda r: tick("seeds", _outcomes(
@@ -367,7 +367,7 @@ def mutate_cmd(
 ) -> None:
     """Mutate selected instances for some rounds; every child is verified like a fresh one
     (run it again to resume)."""
-    from ortrex.engine.evolve import MutateSpec, run_mutate, select_parents
+    from ortrex.engine.generate.evolve import MutateSpec, run_mutate, select_parents
     from ortrex.store import Store
     from ortrex.ui import console, stages
 
@@ -375,7 +375,7 @@ def mutate_cmd(
                       time_limit)
     ex = executor(workers, executor_kind, ray_address, cpus_per_task, retries)
     try:
-        with Store(_db(db)) as store:
+        with Store(store_path(db)) as store:
             select_parents(store, spec.selection)  # bad or empty selections stop here
             with stages({f"round {r}": "children" for r in range(1, rounds + 1)}) as (
                     on_stage, tick):
@@ -434,7 +434,7 @@ def families_cmd() -> None:
 @app.command("operators")
 def operators_cmd() -> None:
     """The mutation operators --operators takes: name, what it changes, its arity."""
-    from ortrex.engine.mutate import OPERATORS
+    from ortrex.engine.generate.mutate import OPERATORS
     from ortrex.ui import console
 
     t = Table(title=f"{len(OPERATORS)} operators")

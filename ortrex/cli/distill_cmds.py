@@ -11,7 +11,7 @@ from typing import Annotated
 import typer
 from rich.table import Table
 
-from ortrex.cli import DbOption, UsageError, _db, app
+from ortrex.cli.app import DbOption, UsageError, app, store_path
 from ortrex.cli.options import DEFAULT_WORKERS
 
 BaseUrl = Annotated[str | None, typer.Option(help="OpenAI-compatible base URL, e.g. "
@@ -63,7 +63,7 @@ def _bar(what: str) -> Iterator[Callable[[int, int, str], None]]:
 def _store(db: Path | None) -> object:
     from ortrex.store import Store
 
-    path = _db(db)
+    path = store_path(db)
     if not path.exists():
         raise UsageError(f"{path}: no store (run `ortrex pipeline` first, or give --db)")
     return Store(path)
@@ -93,8 +93,8 @@ def distill_cmd(
     """Ask a served model to answer verified corpus problems (ortrex eval's prompts); score and
     diagnose every answer against its verified instance; store answers and diagnoses (a rerun
     resumes: cached completions are not asked again)."""
-    from ortrex.engine.distill import DistillSpec, Served, run_distill
-    from ortrex.evaluation.client import Sampling
+    from ortrex.flywheel.distill import DistillSpec, Served, run_distill
+    from ortrex.served.client import Sampling
     from ortrex.ui import console
 
     if not base_url or not model:
@@ -158,8 +158,8 @@ def clean_cmd(
 ) -> None:
     """Repair diagnosed answers (deterministically or by the served model), review, validate
     and export them as Clean and Clean-CoT SFT examples; print the stage table."""
-    from ortrex.engine.distill import Served
-    from ortrex.engine.flywheel import CleanSpec, run_clean
+    from ortrex.flywheel.clean import CleanSpec, run_clean
+    from ortrex.flywheel.distill import Served
     from ortrex.ui import console
 
     served = Served(base_url, concurrency, request_timeout, retries, api_key, cache) \

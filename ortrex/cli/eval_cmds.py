@@ -10,7 +10,7 @@ from typing import Annotated
 import typer
 from rich.table import Table
 
-from ortrex.cli import DbOption, UsageError, _db, app
+from ortrex.cli.app import DbOption, UsageError, app, store_path
 from ortrex.cli.options import (
     DEFAULT_WORKERS,
     CpusPerTaskOption,
@@ -87,9 +87,9 @@ def eval_cmd(
         TimeRemainingColumn,
     )
 
-    from ortrex.evaluation.benchmarks import parse_names
-    from ortrex.evaluation.client import Sampling
+    from ortrex.benchmarks.registry import parse_names
     from ortrex.evaluation.runner import EvalSpec, run_eval
+    from ortrex.served.client import Sampling
     from ortrex.ui import console, err_console
 
     if not base_url or not model:
@@ -98,7 +98,7 @@ def eval_cmd(
     spec = EvalSpec(names, base_url, Sampling(model, temperature, top_p, max_tokens, seed, k),
                     output, limit, workers, str(data_dir) if data_dir else None, rule, shots,
                     pool, exec_timeout, request_timeout, concurrency, api_key,
-                    str(_db(db)) if "ortrex-heldout" in names else None, retries)
+                    str(store_path(db)) if "ortrex-heldout" in names else None, retries)
     with Progress(TextColumn("[bold]{task.description}[/]"), BarColumn(), MofNCompleteColumn(),
                   TextColumn("{task.fields[rate]}"), TimeElapsedColumn(), TimeRemainingColumn(),
                   console=err_console) as bar:
@@ -147,7 +147,7 @@ def eval_compare_cmd(
     show: Annotated[int, typer.Option(help="Flipped items listed per benchmark.")] = 20,
 ) -> None:
     """Per-benchmark pass@1 deltas (B - A) and the items that flipped."""
-    from ortrex.evaluation.report import compare
+    from ortrex.evaluation.summary import compare
     from ortrex.ui import console
 
     c = compare(run_a, run_b)
@@ -178,7 +178,7 @@ def eval_selftest_cmd(
     """Score the reference programs; list the items that can never pass, with why."""
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
 
-    from ortrex.evaluation.benchmarks import load, parse_names
+    from ortrex.benchmarks.registry import load, parse_names
     from ortrex.evaluation.selftest import conflicts, self_test
     from ortrex.ui import console, err_console
 
@@ -226,10 +226,10 @@ def eval_heldout_cmd(
 ) -> None:
     """Hold out a split of verified SFT examples (by instance) as ortrex-heldout; exports leave
     them out."""
-    from ortrex.evaluation.heldout import make_split
+    from ortrex.benchmarks.heldout import make_split
     from ortrex.ui import console
 
-    path = _db(db)
+    path = store_path(db)
     if not path.exists():
         raise UsageError(f"{path}: no store (run `ortrex pipeline` first, or give --db)")
     r = make_split(path, fraction, seed)

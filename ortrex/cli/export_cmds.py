@@ -11,7 +11,7 @@ from typing import Annotated, Any
 import typer
 from rich.table import Table
 
-from ortrex.cli import DbOption, UsageError, _db, app
+from ortrex.cli.app import DbOption, UsageError, app, store_path
 from ortrex.cli.options import (
     DEFAULT_WORKERS,
     MAX_WORKERS,
@@ -95,7 +95,7 @@ def _source(inputs: list[Path] | None, from_db: bool, db: Path | None,
     if held_out and not from_db:
         raise UsageError("--held-out selects the store's held-out split: give --from-db")
     if from_db:
-        path = _db(db)
+        path = store_path(db)
         if not path.exists():
             raise UsageError(f"{path}: no store (run `ortrex pipeline` first, or give --db)")
         return None, str(path)
@@ -151,7 +151,7 @@ def export_cpt_cmd(
     with _output_dir(output_prefix), _on(workers, executor_kind, ray_address,
                                          cpus_per_task) as ex, _progress("cpt") as update:
         rep = run_cpt(output_prefix, inputs=src, db=store, where=where, tokenizer=tokenizer,
-                      opts=opts, workers=workers, progress=update, record_db=str(_db(db)),
+                      opts=opts, workers=workers, progress=update, record_db=str(store_path(db)),
                       executor=ex, held_out=held_out)
     console.print(_report_table(rep, f"CPT export {output_prefix}"))
 
@@ -191,7 +191,7 @@ def export_sft_cmd(
     with _output_dir(output_prefix), _on(workers, executor_kind, ray_address,
                                          cpus_per_task) as ex, _progress("sft") as update:
         rep = run_sft(output_prefix, inputs=src, db=store, where=where, tokenizer=tokenizer,
-                      opts=opts, workers=workers, progress=update, record_db=str(_db(db)),
+                      opts=opts, workers=workers, progress=update, record_db=str(store_path(db)),
                       executor=ex, held_out=held_out)
     console.print(_report_table(rep, f"SFT export {output_prefix}"))
 
@@ -263,7 +263,7 @@ def export_mix_cmd(
     from ortrex.export.mix import run_mix
     from ortrex.ui import console
 
-    path = _db(db)
+    path = store_path(db)
     with _progress("mix") as update:
         sources, data_path = run_mix(recipe, str(path) if path.exists() else None, workers,
                                      update)
@@ -282,7 +282,7 @@ def _plain(fmt: str, output: Path, kinds: str, where: str, db: Path | None) -> N
     from ortrex.ui import console
 
     ks = tuple(k.strip() for k in kinds.split(",") if k.strip())
-    n = export_plain(_db(db), output, fmt, ks, where)
+    n = export_plain(store_path(db), output, fmt, ks, where)
     console.print(f"wrote [bold]{output}[/] ({n:,} documents)")
 
 

@@ -8,7 +8,7 @@ from typing import Annotated
 import typer
 from rich.table import Table
 
-from ortrex.cli import app
+from ortrex.cli.app import app
 
 kernels_app = typer.Typer(rich_markup_mode=None, no_args_is_help=True,
                           help="Fused DeepSeek-V4 kernels (limited SwiGLU, RMSNorm, RoPE, "

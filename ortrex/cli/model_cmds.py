@@ -12,7 +12,7 @@ from typing import Annotated
 import typer
 from rich.table import Table
 
-from ortrex.cli import FORMATS, DbOption, UsageError, _db, app
+from ortrex.cli.app import FORMATS, DbOption, UsageError, app, store_path
 from ortrex.cli.options import (
     DEFAULT_WORKERS,
     CpusPerTaskOption,
@@ -42,7 +42,7 @@ def import_lp(
     retries: RetriesOption = 2,
 ) -> None:
     """Import model files as instances, with file provenance as lineage."""
-    from ortrex.engine.importer import commit_import, prepare_import
+    from ortrex.engine.ingest.models import commit_import, prepare_import
     from ortrex.paths import reference_lp_dirs
     from ortrex.store import Store
     from ortrex.ui import console, stages
@@ -53,7 +53,7 @@ def import_lp(
         if not paths:
             raise UsageError("no FILES given and the shared reference LPs were not found "
                              "(set ORTREX_BENCHMARKS to the benchmarks folder)")
-    path = _db(db)
+    path = store_path(db)
     # An existing store is checked first, so a lock or a bad file stops us before any work, and
     # released while we parse (DuckDB readers wait for a writer). A new store is created only
     # once every input has parsed, so bad input leaves nothing behind.
@@ -75,7 +75,7 @@ def import_lp(
 
 
 def _import_table(report: object, path: Path) -> Table:
-    from ortrex.engine.importer import ImportReport
+    from ortrex.engine.ingest.models import ImportReport
 
     assert isinstance(report, ImportReport)
     t = Table(title=f"import into {path}", show_header=False)
@@ -192,7 +192,7 @@ def equiv_cmd(
     if a is None or b is None:
         raise UsageError("give two model files A B, or --pairs FILE")
     from ortrex.ui import console
-    from ortrex.verifiers.equivalence import EQUIVALENT, UNDECIDED, check_equivalence
+    from ortrex.verifiers.equivalence.check import EQUIVALENT, UNDECIDED, check_equivalence
 
     result = check_equivalence(a, b, rel_tol=rel_tol, time_limit=limit)
     if as_json:
@@ -218,7 +218,7 @@ def _equiv_pairs(path: Path, ex: object, rel_tol: float, time_limit: float | Non
     import tempfile
 
     from ortrex.ui import err_console, stages
-    from ortrex.verifiers.pairs import read_pairs, run_pairs
+    from ortrex.verifiers.equivalence.pairs import read_pairs, run_pairs
 
     try:
         with open(path, "rb") as f:

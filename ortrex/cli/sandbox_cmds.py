@@ -9,7 +9,7 @@ from typing import Annotated, Any
 import typer
 from rich.table import Table
 
-from ortrex.cli import app
+from ortrex.cli.app import app
 
 # A program that reports what it can see; the doctor compares it with what is claimed.
 _PROBE = """
@@ -32,8 +32,8 @@ def doctor_cmd(
     """Which isolation layers sandboxed programs get on this machine and which are missing,
     checked by running a probe program in the sandbox."""
     from ortrex.ui import console
-    from ortrex.verifiers import cgroups, isolation, landlock, syscalls
-    from ortrex.verifiers.sandbox import Job, Sandbox
+    from ortrex.verifiers.sandbox import cgroups, isolation, landlock, syscalls
+    from ortrex.verifiers.sandbox.server import Job, Sandbox
 
     p = isolation.plan()
     support = isolation.support(p)

@@ -11,7 +11,7 @@ from typing import Annotated
 import typer
 from rich.table import Table
 
-from ortrex.cli import DbOption, UsageError, _atomic_write, _db, app
+from ortrex.cli.app import DbOption, UsageError, app, atomic_write, store_path
 
 
 @app.command()
@@ -20,7 +20,7 @@ def init(db: DbOption = None) -> None:
     from ortrex.store import Store
     from ortrex.ui import console
 
-    path = _db(db)
+    path = store_path(db)
     existed = path.exists()
     with Store(path, create=True, migrate=True) as store:
         counts = store.counts()
@@ -60,7 +60,7 @@ def sql_cmd(
 
     if fmt is OutFormat.parquet and output is None:
         raise UsageError("--format parquet needs --output FILE")
-    with Store(_db(db), read_only=True) as store:
+    with Store(store_path(db), read_only=True) as store:
         df = store.query(query)
     if fmt is OutFormat.table:
         if output is not None:
@@ -68,21 +68,21 @@ def sql_cmd(
             from rich.console import Console
 
             Console(file=buf, width=200).print(frame_table(df, max_rows=max_rows))
-            _atomic_write(output, buf.getvalue().encode())
+            atomic_write(output, buf.getvalue().encode())
         else:
             console.print(frame_table(df, max_rows=max_rows))
         return
     if fmt is OutFormat.parquet:
         buf_b = io.BytesIO()
         df.write_parquet(buf_b)
-        _atomic_write(output, buf_b.getvalue())  # type: ignore[arg-type]
+        atomic_write(output, buf_b.getvalue())  # type: ignore[arg-type]
         return
     text = printable(df, flat=True).write_csv() if fmt is OutFormat.csv else \
         printable(df).write_json()
     if fmt is OutFormat.json:
         text += "\n"
     if output is not None:
-        _atomic_write(output, text.encode())
+        atomic_write(output, text.encode())
     else:
         sys.stdout.write(text)
 
@@ -108,7 +108,7 @@ def lineage_cmd(
     from ortrex.ui import console, frame_table
 
     directions = [d for d, on in (("ancestors", ancestors), ("descendants", descendants)) if on]
-    with Store(_db(db), read_only=True) as store:
+    with Store(store_path(db), read_only=True) as store:
         full = resolve_node(store, node_id)
         frames = [walk(store, full, d, depth).with_columns(direction=pl.lit(d))
                   for d in directions or ["ancestors"]]
@@ -149,7 +149,7 @@ def info_cmd(db: DbOption = None) -> None:
     from ortrex.store import Store
     from ortrex.ui import console
 
-    path = _db(db)
+    path = store_path(db)
     with Store(path, read_only=True) as store:
         counts = store.counts()
         version = store.schema_version
@@ -164,7 +164,7 @@ def info_cmd(db: DbOption = None) -> None:
 def reference_statements() -> dict[str, list[str]]:
     """The problem statements of the shared public benchmarks, by title (none when the data
     is not beside the checkout)."""
-    from ortrex.evaluation.benchmarks import NAMES, TITLES, BenchmarkError, load
+    from ortrex.benchmarks.registry import NAMES, TITLES, BenchmarkError, load
 
     out: dict[str, list[str]] = {}
     for name in NAMES:
@@ -189,11 +189,11 @@ def report_cmd(
     acceptance and an operator review (rejections by reason, sampled children with a statement
     excerpt and their model's diff against the parent), verification latency, and the corpus
     quality of the statements next to the public benchmarks."""
+    from ortrex.reports.corpus import write_report
     from ortrex.store import Store
-    from ortrex.store.report import write_report
     from ortrex.ui import console
 
-    with Store(_db(db), read_only=True) as store:
+    with Store(store_path(db), read_only=True) as store:
         rep = write_report(store, output, reference_statements(), review_seed)
     console.print(f"wrote [bold]{output}[/] ({len(rep.html) / 1e6:.1f} MB, "
                   f"{len(rep.sections)} sections, {rep.seconds:.1f} s)")

@@ -10,7 +10,7 @@ from typing import Annotated, Any
 import typer
 from rich.table import Table
 
-from ortrex.cli import DbOption, UsageError, _db, app
+from ortrex.cli.app import DbOption, UsageError, app, store_path
 
 train_app = typer.Typer(rich_markup_mode=None, no_args_is_help=False,
                         help="Train on exported datasets (CPT, SFT), run the report's recipe, "
@@ -134,7 +134,7 @@ def train_cmd(
 
     d = setup()
     try:
-        res = train(cfg, d, str(_db(db)))
+        res = train(cfg, d, str(store_path(db)))
     finally:
         teardown()
     if d.main:
@@ -155,7 +155,7 @@ def export_hf_cmd(
     from ortrex.trainers.hf import export_hf
     from ortrex.ui import console
 
-    path = _db(db)
+    path = store_path(db)
     info = export_hf(checkpoint, output, str(path) if path.exists() else None)
     console.print(f"wrote [bold]{info['output']}[/] (step {info['step']}, "
                   f"{info['parameters']:,} parameters, sha256 {info['sha256'][:16]})")
@@ -174,7 +174,7 @@ def recipe_cmd(
 
     d = setup()
     try:
-        run_recipe(recipe, d, str(_db(db)))
+        run_recipe(recipe, d, str(store_path(db)))
     finally:
         teardown()
 

@@ -23,19 +23,19 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ortrex.evaluation.benchmarks import Benchmark, BenchmarkError, Item, load
-from ortrex.evaluation.client import Client, Completion, Sampling
-from ortrex.evaluation.prompts import Pool, messages, template_hash
+from ortrex.benchmarks.registry import Benchmark, BenchmarkError, Item, load
 from ortrex.evaluation.results import read_results
-from ortrex.evaluation.scoring import (
+from ortrex.jobs import Executor, TaskFailure
+from ortrex.served.client import Client, Completion, Sampling
+from ortrex.served.prompts import Pool, messages, template_hash
+from ortrex.served.scoring import (
     RULES,
     SandboxPool,
     Verdict,
     score_completion,
     score_task,
 )
-from ortrex.jobs import Executor, TaskFailure
-from ortrex.verifiers.isolation import Limits
+from ortrex.verifiers.sandbox.isolation import Limits
 
 
 @dataclass
@@ -105,7 +105,7 @@ def load_benchmarks(spec: EvalSpec) -> list[Benchmark]:
     out = []
     for name in spec.benchmarks:
         if name == "ortrex-heldout":
-            from ortrex.evaluation.heldout import load_heldout
+            from ortrex.benchmarks.heldout import load_heldout
 
             if spec.db is None:
                 raise BenchmarkError("ortrex-heldout needs a store (--db)")
@@ -218,7 +218,7 @@ def write_manifest(out: Path, spec: EvalSpec, runs: list[BenchRun], timing: Timi
 
     from ortrex import __version__
     from ortrex.ir.formats.text import write_atomic
-    from ortrex.verifiers.isolation import support
+    from ortrex.verifiers.sandbox.isolation import support
     from ortrex.verifiers.solvers import _highs_version
 
     data = {
@@ -285,7 +285,7 @@ def run_eval(spec: EvalSpec, progress: Callable[[str, int, int], None] | None = 
              executor: Executor | None = None) -> tuple[Path, dict[str, Any]]:
     """Run (or resume) an evaluation; the output folder and its summary. Completions are
     scored in ``spec.workers`` threads of this process, or on ``executor`` (Ray)."""
-    from ortrex.evaluation.report import write_summary
+    from ortrex.evaluation.summary import write_summary
 
     os.environ.setdefault("OMP_NUM_THREADS", "1")
     out, runs = prepare(spec)

@@ -14,10 +14,11 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
 
-from ortrex.evaluation.benchmarks import Benchmark, Item
-from ortrex.evaluation.client import Completion
-from ortrex.evaluation.scoring import SandboxPool, score_completion
-from ortrex.verifiers.isolation import Limits
+from ortrex.benchmarks.registry import Benchmark, Item
+from ortrex.served.client import Completion
+from ortrex.served.scoring import score_completion
+from ortrex.verifiers.sandbox.isolation import Limits
+from ortrex.verifiers.sandbox.pool import SandboxPool
 
 
 @dataclass
@@ -77,7 +78,7 @@ def self_test(bench: Benchmark, workers: int = 2, rule: str = "default",
 def conflicts(benches: list[Benchmark], rule: str = "default") -> list[dict[str, Any]]:
     """Questions that appear verbatim in two benchmarks with ground truths that disagree
     under ``rule`` (NL4OPT and OptiBench share most of NL4OPT's test questions)."""
-    from ortrex.evaluation.scoring import RULES
+    from ortrex.served.scoring import RULES
 
     same = RULES[rule][1]
     seen: dict[str, Item] = {}

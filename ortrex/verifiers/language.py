@@ -143,3 +143,16 @@ def check_language(text: str, names: frozenset[str] = frozenset()) -> LanguageRe
         if "\n" not in m.group(0):
             add(Finding("spacing", m.group(0)))
     return rep
+
+
+# What a client describing a situation never says: a modeller's devices and the phrasing of
+# specification sheets.
+ARTEFACTS = re.compile(
+    r"big[- ]?m\b|sub-?tours?|\bposition\b|LP relaxation|free in sign|decision variables?|"
+    r"\bbinary\b|\b0/1\b|\bslack\b|defined only where|It is required that|"
+    r"\bindex\b(?! points)|shortfall of:|\bsubject to\b", re.I)
+
+
+def artefacts(text: str) -> list[str]:
+    """The modelling artefacts a statement shows (``big-M``, ``binary``, ``slack``...)."""
+    return [m.group(0) for m in ARTEFACTS.finditer(text)]

@@ -11,9 +11,9 @@ from typing import ClassVar
 
 import pytest
 
-from ortrex.engine.documents import RenderSpec, run_render
-from ortrex.engine.jobs import JobError, JobSpec, run_job
-from ortrex.engine.recheck import recheck_documents
+from ortrex.engine.documents.render_job import RenderSpec, run_render
+from ortrex.engine.documents.verify_job import recheck_documents
+from ortrex.engine.generate.job import JobError, JobSpec, run_job
 from ortrex.store import Store
 
 FAMILIES = ("knapsack_01", "transportation", "lot_sizing", "portfolio", "min_cost_flow",

@@ -15,7 +15,7 @@ import pytest
 from gurobipy import GRB
 
 from ortrex.engine.families import REGISTRY
-from ortrex.engine.pipeline import task_seed
+from ortrex.engine.generate.pipeline import task_seed
 from ortrex.ir.formats import from_gurobi
 from ortrex.ir.formats.gurobi import quiet_env
 from ortrex.verifiers.solvers import objectives_agree, solve_highs

@@ -9,9 +9,9 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 
-from ortrex.engine.difficulty import big_m_rows, difficulty
 from ortrex.engine.families import REGISTRY
-from ortrex.engine.filters import (
+from ortrex.engine.generate.difficulty import big_m_rows, difficulty
+from ortrex.engine.generate.filters import (
     agreement_filter,
     coefficient_range,
     degenerate_filter,
@@ -19,7 +19,7 @@ from ortrex.engine.filters import (
     stability_filter,
     status_filter,
 )
-from ortrex.engine.pipeline import task_seed, verify
+from ortrex.engine.generate.pipeline import task_seed, verify
 from ortrex.ir import CanonicalModel, Constraint, Objective, Variable
 from ortrex.verifiers.solution import check_solution
 from ortrex.verifiers.solvers import SolveStatus, solve_gurobi, solve_highs

@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from ortrex.engine.answers import Problem, problem_rows
+from ortrex.flywheel.answers import Problem, problem_rows
 from ortrex.store import Store
 from tests.conftest import run_cli
 from tests.engine.flaws import (

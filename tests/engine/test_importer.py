@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from ortrex.engine.importer import import_files
+from ortrex.engine.ingest.models import import_files
 from ortrex.ir.formats import ModelFileError
 from ortrex.store import Store
 from tests.samples import write_samples

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from ortrex.engine.jobs import JobError, JobSpec, Writer, make_executor, run_job, to_record
-from ortrex.engine.pipeline import run_task
+from ortrex.engine.generate.job import JobError, JobSpec, Writer, make_executor, run_job, to_record
+from ortrex.engine.generate.pipeline import run_task
 from ortrex.store import Store
 from ortrex.store.records import load_instance, unpack_solution
 from ortrex.verifiers.solution import check_solution
@@ -73,7 +73,7 @@ def test_duplicates_are_rejected_and_recorded(tmp_path: Path) -> None:
     twin = dataclasses.replace(rec, task=1, instance_id="f" * 64,
                                instance={**rec.instance, "id": "f" * 64})
     with Store(tmp_path / "d.duckdb", create=True) as s:
-        from ortrex.engine.jobs import JobReport
+        from ortrex.engine.generate.job import JobReport
 
         w, rep = Writer(s, spec), JobReport(spec.run_id)
         assert w.add(rec, rep) == (True, None)
@@ -89,9 +89,9 @@ def test_duplicates_are_rejected_and_recorded(tmp_path: Path) -> None:
 
 def test_fingerprint_collisions_are_confirmed_by_the_equivalence_checker(tmp_path: Path) -> None:
     """A 6-cycle and two triangles share a WL fingerprint but are different models."""
-    from ortrex.engine.jobs import JobReport
+    from ortrex.engine.generate.job import JobReport
     from ortrex.store.records import instance_row
-    from ortrex.verifiers.equivalence_suite import (
+    from ortrex.verifiers.equivalence.suite import (
         SIX_CYCLE,
         TWO_TRIANGLES,
         disguise,
@@ -166,7 +166,7 @@ def test_stopping_early_never_hangs_the_interpreter_exit(tmp_path: Path) -> None
     a worker mid-write used to leave the pool's manager thread waiting forever)."""
     script = tmp_path / "early.py"
     script.write_text(
-        "from ortrex.engine.jobs import LocalExecutor\n\n"
+        "from ortrex.engine.generate.job import LocalExecutor\n\n"
         "def big(k):\n    return b'x' * (40 << 20)\n\n"
         "if __name__ == '__main__':\n"
         "    ex = LocalExecutor(2, max_chunk=1)\n"

@@ -8,18 +8,18 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from ortrex.engine.evolve import MutateSpec, run_mutate, select_parents
 from ortrex.engine.families import REGISTRY
-from ortrex.engine.jobs import JobError, JobSpec, run_job
-from ortrex.engine.mutate import (
+from ortrex.engine.generate.evolve import MutateSpec, run_mutate, select_parents
+from ortrex.engine.generate.job import JobError, JobSpec, run_job
+from ortrex.engine.generate.mutate import (
     CROSSOVER_PARTNERS,
     OPERATORS,
     NotApplicable,
     apply,
 )
-from ortrex.engine.pipeline import verify
+from ortrex.engine.generate.pipeline import verify
 from ortrex.store import Store
-from ortrex.verifiers.equivalence import check_equivalence
+from ortrex.verifiers.equivalence.check import check_equivalence
 from tests.samples import verified_parent
 
 
@@ -149,7 +149,7 @@ def test_evolution_rounds_lineage_and_resume(store: Store) -> None:
 
 
 def test_presentation_children_get_their_own_documents(store: Store) -> None:
-    from ortrex.engine.documents import RenderSpec, run_render
+    from ortrex.engine.documents.render_job import RenderSpec, run_render
 
     # One transportation parent (the job may have accepted more than one).
     one = store.query("SELECT min(id) FROM instances WHERE family = 'transportation' AND "

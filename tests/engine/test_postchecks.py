@@ -8,9 +8,9 @@ from dataclasses import replace
 import numpy as np
 import pytest
 
-from ortrex.engine.mutate import apply
-from ortrex.engine.pipeline import verify
-from ortrex.engine.postchecks import one_tour, zero_worst_case
+from ortrex.engine.generate.mutate import apply
+from ortrex.engine.generate.pipeline import verify
+from ortrex.engine.generate.postchecks import one_tour, zero_worst_case
 from ortrex.ir.semantic import SemanticModel
 from tests.samples import verified_parent
 

@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 from ortrex.engine.families import REGISTRY
 from ortrex.engine.families.base import SIZES
-from ortrex.engine.mutate import CROSSOVER_PARTNERS, OPERATORS, NotApplicable, apply
+from ortrex.engine.generate.mutate import CROSSOVER_PARTNERS, OPERATORS, NotApplicable, apply
 from ortrex.ir.expr import Var
 from ortrex.ir.roles import CONSTRAINT_ROLES, PRICEABLE, PROTECTED, VARIABLE_ROLES
 from ortrex.ir.semantic import SemanticModel

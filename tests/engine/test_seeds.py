@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from ortrex.engine.seeds import (
+from ortrex.engine.ingest.seeds import (
     SeedFileError,
     extract_files,
     extract_program,
@@ -133,7 +133,7 @@ def test_hostile_seed_lines_are_bad_lines(tmp_path: Path) -> None:
 def test_seed_files_are_read_in_constant_memory(tmp_path: Path) -> None:
     import tracemalloc
 
-    from ortrex.engine.seeds import iter_seeds, scan_seeds
+    from ortrex.engine.ingest.seeds import iter_seeds, scan_seeds
 
     f = tmp_path / "big.jsonl"
     line = seed_line(1, 4.0).replace("Toy problem 1", "Toy problem " + "word " * 600)
@@ -219,7 +219,7 @@ if __name__ == "__main__":
 
 
 def test_a_real_shaped_program_is_accepted_as_a_seed() -> None:
-    from ortrex.engine.seeds import SEED_TOLERATED, Seed, process_seed
+    from ortrex.engine.ingest.seeds import SEED_TOLERATED, Seed, process_seed
     from ortrex.verifiers.static import check_program
 
     obj = json.loads(seed_line(1, 4.0, REAL_SHAPE))

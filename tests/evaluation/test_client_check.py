@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from ortrex.evaluation.client import Client, EndpointError, Sampling, served_models
+from ortrex.served.client import Client, EndpointError, Sampling, served_models
 from tests.conftest import run_cli
 from tests.evaluation.openai_server import Server, State
 

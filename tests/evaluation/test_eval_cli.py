@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from ortrex.evaluation.benchmarks import NAMES, load
+from ortrex.benchmarks.registry import NAMES, load
 from ortrex.evaluation.results import read_results
 from tests.conftest import run_cli
 from tests.evaluation.honest_programs import HONEST
@@ -229,7 +229,7 @@ def test_heldout_split_is_scored_and_never_exported(tmp_path: Path) -> None:
                 "--forms", "DP", "--workers", "1", "--db", db, timeout=600)
     assert r.returncode == 0, r.stderr
     # A split seed that holds out some instances but not all (6 coin flips can go either way).
-    from ortrex.evaluation.heldout import _held
+    from ortrex.benchmarks.heldout import _held
 
     ids = [row["id"] for row in json.loads(run_cli(
         "sql", "SELECT id FROM instances", "--db", db, "--format", "json").stdout)]

@@ -8,12 +8,12 @@ from pathlib import Path
 
 import pytest
 
-from ortrex.evaluation.benchmarks import Item
-from ortrex.evaluation.prompts import Pool, messages
-from ortrex.evaluation.report import bench_summary, compare
-from ortrex.evaluation.scoring import RULES, classify_error, extract_program, make_job, score_run
-from ortrex.verifiers.isolation import Limits
-from ortrex.verifiers.sandbox import Sandbox
+from ortrex.benchmarks.registry import Item
+from ortrex.evaluation.summary import bench_summary, compare
+from ortrex.served.prompts import Pool, messages
+from ortrex.served.scoring import RULES, classify_error, extract_program, make_job, score_run
+from ortrex.verifiers.sandbox.isolation import Limits
+from ortrex.verifiers.sandbox.server import Sandbox
 
 
 def test_extract_program_takes_the_last_python_block_after_reasoning() -> None:
@@ -161,7 +161,7 @@ def test_compare_lists_flipped_items(tmp_path: Path) -> None:
 
 
 def test_conflicting_ground_truths_across_benchmarks() -> None:
-    from ortrex.evaluation.benchmarks import Benchmark
+    from ortrex.benchmarks.registry import Benchmark
     from ortrex.evaluation.selftest import conflicts
 
     a = Benchmark("nl4opt", [Item("nl4opt", "n1", "Maximise  profit.", "objective", 10.0),
@@ -182,7 +182,7 @@ def test_planted_capture_files_are_not_believed(sandbox: Sandbox) -> None:
 
 
 def test_markdown_summary_shape() -> None:
-    from ortrex.evaluation.report import markdown
+    from ortrex.evaluation.summary import markdown
 
     rows = _rows({("x", 0): True, ("y", 0): False})
     lp_rows = [{**r, "rules": {}} for r in rows]

@@ -112,7 +112,7 @@ def test_every_shared_reference_lp_takes_the_fast_path_to_the_same_model() -> No
 @cache
 def gurobi_written(tmp: Path) -> list[Path]:
     """Shared models and transformed copies of them written by Gurobi's own LP writer."""
-    from ortrex.verifiers.equivalence_suite import labelled_pairs
+    from ortrex.verifiers.equivalence.suite import labelled_pairs
 
     env = quiet_env()
     base = [read_model(p) for p in FILES[::40]]

@@ -11,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from ortrex.engine.families import REGISTRY
-from ortrex.engine.pipeline import task_seed
+from ortrex.engine.generate.pipeline import task_seed
 from ortrex.ir.expr import Cond, Idx, P, V, expand, total
 from ortrex.ir.semantic import (
     SCHEMA_VERSION,

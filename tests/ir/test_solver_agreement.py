@@ -15,7 +15,7 @@ import pytest
 
 from ortrex.ir.formats import dumps, loads, read_model
 from ortrex.ir.formats.errors import ModelFileWarning
-from ortrex.verifiers.equivalence import check_equivalence
+from ortrex.verifiers.equivalence.check import check_equivalence
 from ortrex.verifiers.solvers import SolveStatus, solve_highs
 
 QSECTION = """NAME qsec

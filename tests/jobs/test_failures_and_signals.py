@@ -20,7 +20,7 @@ import pytest
 
 from ortrex.engine.families import REGISTRY
 from ortrex.engine.families.knapsack import Knapsack01
-from ortrex.engine.jobs import JobSpec, run_job
+from ortrex.engine.generate.job import JobSpec, run_job
 from ortrex.ir.semantic import SemanticModel
 from ortrex.jobs import LocalExecutor
 from ortrex.store import Store

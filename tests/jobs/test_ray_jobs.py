@@ -11,9 +11,9 @@ from typing import Any
 import pytest
 
 import ortrex
-from ortrex.engine.documents import RenderSpec, run_render
-from ortrex.engine.evolve import MutateSpec, run_mutate
-from ortrex.engine.jobs import JobSpec, run_job
+from ortrex.engine.documents.render_job import RenderSpec, run_render
+from ortrex.engine.generate.evolve import MutateSpec, run_mutate
+from ortrex.engine.generate.job import JobSpec, run_job
 from ortrex.jobs import LocalExecutor, make_executor
 from ortrex.store import Store
 from tests.jobs.workers import sandboxed
@@ -113,10 +113,10 @@ def test_hostile_programs_stay_contained_inside_ray_workers(tmp_path: Path,
 @pytest.mark.usefixtures("shared_benchmarks")
 def test_eval_scored_on_ray_equals_local_and_cheats_still_score_zero(tmp_path: Path,
                                                                      ray_ex: Any) -> None:
-    from ortrex.evaluation.benchmarks import load
-    from ortrex.evaluation.client import Sampling
+    from ortrex.benchmarks.registry import load
     from ortrex.evaluation.results import read_results
     from ortrex.evaluation.runner import EvalSpec, run_eval
+    from ortrex.served.client import Sampling
     from tests.evaluation.openai_server import (
         CHEATS,
         GROUNDING_CHEATS,

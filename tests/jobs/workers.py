@@ -47,9 +47,9 @@ def flaky_once(arg: tuple[int, str]) -> int:
 def sandboxed(code: str) -> tuple[str, str, str]:
     """Run ``code`` in this worker's warm sandbox (as a render or seed task does):
     (run status, stdout, capture status)."""
-    from ortrex.engine.verify_doc import sandbox
-    from ortrex.verifiers.isolation import Limits
-    from ortrex.verifiers.sandbox import Job
+    from ortrex.verifiers.checks.document import sandbox
+    from ortrex.verifiers.sandbox.isolation import Limits
+    from ortrex.verifiers.sandbox.server import Job
 
     r = sandbox().run(Job(code, limits=Limits(wall_s=10, cpu_s=10, memory_mb=1024)))
     return r.status, r.stdout, r.capture_status

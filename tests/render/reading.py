@@ -10,9 +10,11 @@ from ortrex.render.account import devices, in_text, untold
 from ortrex.render.situation import column_labels, goal_noun
 from ortrex.render.statement import LAYOUTS, Statement
 from ortrex.render.tellings import TELLINGS
-from ortrex.store.quality import ARTEFACTS  # what a client never says (the benchmark counts it)
 from ortrex.verifiers.fidelity import FidelityReport, check_fidelity
-from ortrex.verifiers.language import check_language
+from ortrex.verifiers.language import (
+    ARTEFACTS,  # what a client never says (the benchmark counts it)
+    check_language,
+)
 
 SITUATIONS = [x for x in LAYOUTS if x.startswith("situation:")]
 # Words that say a decision is whole or yes/no, in business terms.

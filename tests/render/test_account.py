@@ -8,9 +8,9 @@ from dataclasses import replace
 import numpy as np
 
 from ortrex.engine.families import REGISTRY
-from ortrex.engine.verify_doc import verify_completeness
 from ortrex.render.account import devices, untold
 from ortrex.render.statement import render_statement
+from ortrex.verifiers.checks.document import verify_completeness
 
 
 def _told(family: str, seed: int = 5):  # type: ignore[no-untyped-def]

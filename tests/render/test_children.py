@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from ortrex.engine.families import REGISTRY
-from ortrex.engine.mutate import CROSSOVER_PARTNERS, OPERATORS, NotApplicable, apply
+from ortrex.engine.generate.mutate import CROSSOVER_PARTNERS, OPERATORS, NotApplicable, apply
 from ortrex.ir.semantic import SemanticModel
 from ortrex.render.documents import decisions, own_names, sft_example, solution_from, walkthrough
 from ortrex.render.program import gurobipy_program

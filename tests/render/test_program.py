@@ -20,8 +20,8 @@ from ortrex.render.program import (
 )
 from ortrex.render.program_labels import labels_program, labels_style_fits
 from ortrex.render.program_matrix import matrix_program, matrix_style_fits
-from ortrex.verifiers.equivalence import check_equivalence
-from ortrex.verifiers.sandbox import Job, Sandbox
+from ortrex.verifiers.equivalence.check import check_equivalence
+from ortrex.verifiers.sandbox.server import Job, Sandbox
 from ortrex.verifiers.solvers import objectives_agree, solve_highs
 
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ortrex.store.quality import (
+from ortrex.reports.quality import (
     declares_variables,
     distinct_n,
     measure,

@@ -9,11 +9,11 @@ from pathlib import Path
 
 import pytest
 
-from ortrex.engine.documents import RenderSpec, run_render
-from ortrex.engine.evolve import MutateSpec, run_mutate
-from ortrex.engine.jobs import JobSpec, run_job
+from ortrex.engine.documents.render_job import RenderSpec, run_render
+from ortrex.engine.generate.evolve import MutateSpec, run_mutate
+from ortrex.engine.generate.job import JobSpec, run_job
+from ortrex.reports.corpus import write_report
 from ortrex.store import Store
-from ortrex.store.report import write_report
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 

@@ -11,16 +11,16 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from ortrex.engine.documents import RenderSpec, run_render
-from ortrex.engine.evolve import MutateReport, MutateSpec, run_mutate
+from ortrex.engine.documents.render_job import RenderSpec, run_render
 from ortrex.engine.families import REGISTRY
-from ortrex.engine.jobs import JobSpec, run_job
-from ortrex.engine.mutate import NotApplicable, apply
+from ortrex.engine.generate.evolve import MutateReport, MutateSpec, run_mutate
+from ortrex.engine.generate.job import JobSpec, run_job
+from ortrex.engine.generate.mutate import NotApplicable, apply
 from ortrex.ir.expr import V, total
 from ortrex.ir.semantic import ConstraintFamily, SemanticModel
+from ortrex.reports.corpus import build_report
+from ortrex.reports.operators import diff_models, excerpt, model_summary, operator_review
 from ortrex.store import Store
-from ortrex.store.report import build_report
-from ortrex.store.review import diff_models, excerpt, model_summary, operator_review
 from tests.conftest import run_cli
 from tests.samples import verified_parent
 

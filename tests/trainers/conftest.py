@@ -49,7 +49,7 @@ def _build(root: Path) -> None:
                 "--workers", "1", "--db", str(db), timeout=900)
     assert r.returncode == 0, r.stderr
     # Hold out one instance or two (a seed for which the split's hash picks that many).
-    from ortrex.evaluation.heldout import _held, make_split
+    from ortrex.benchmarks.heldout import _held, make_split
     from ortrex.store import Store
 
     with Store(db, read_only=True) as store:

@@ -110,7 +110,7 @@ def wait_until_gone(needle: bytes, seconds: float = 3.0) -> list[int]:
 def leftover_cgroups(creator: int) -> list[str]:
     """Run cgroups made by process ``creator`` (a fork server, or this process for cold runs)
     still on the machine."""
-    from ortrex.verifiers import cgroups
+    from ortrex.verifiers.sandbox import cgroups
 
     out = []
     for h in cgroups.hierarchies():

@@ -7,9 +7,9 @@ import zlib
 
 import pytest
 
-from ortrex.verifiers import harness
-from ortrex.verifiers.sandbox import PRELOAD_SEEDS, Job, Limits, Sandbox
-from ortrex.verifiers.supervisor import _frames
+from ortrex.verifiers.sandbox import harness
+from ortrex.verifiers.sandbox.server import PRELOAD_SEEDS, Job, Limits, Sandbox
+from ortrex.verifiers.sandbox.supervisor import _frames
 
 
 @pytest.fixture(scope="module")
@@ -109,7 +109,7 @@ os._exit(0)
 '''
 _MEASURE = '''
 import json, resource, sys
-from ortrex.verifiers.sandbox import PRELOAD_SEEDS, Job, Limits, Sandbox
+from ortrex.verifiers.sandbox.server import PRELOAD_SEEDS, Job, Limits, Sandbox
 with Sandbox(PRELOAD_SEEDS) as sb:
     r = sb.run(Job(sys.stdin.read(), limits=Limits(wall_s=20, file_mb=4), capture_at="solve"))
 print(json.dumps({"capture": r.capture_status, "models": [len(m) for m in r.captures],
@@ -129,7 +129,7 @@ def _peak(code: str) -> dict[str, object]:
 
 
 def test_a_capture_bomb_is_refused_within_the_budget_at_bounded_memory() -> None:
-    from ortrex.verifiers.supervisor import inflate_budget
+    from ortrex.verifiers.sandbox.supervisor import inflate_budget
 
     budget_mb = inflate_budget(4) >> 20  # the runs below have a 4 MB file limit
     honest = _peak("import gurobipy as gp\nm = gp.Model()\nx = m.addVar(ub=3)\n"

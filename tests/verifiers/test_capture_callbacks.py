@@ -8,10 +8,10 @@ from __future__ import annotations
 import pytest
 
 from ortrex.ir.formats import loads
-from ortrex.verifiers import harness
-from ortrex.verifiers.sandbox import PRELOAD_SEEDS, Job, Limits, Sandbox
+from ortrex.verifiers.sandbox import harness
+from ortrex.verifiers.sandbox.server import PRELOAD_SEEDS, Job, Limits, Sandbox
+from ortrex.verifiers.sandbox.supervisor import _frames
 from ortrex.verifiers.solvers import solve
-from ortrex.verifiers.supervisor import _frames
 
 # x + y over two integers in [0, 10]; the callback allows at most 7 in all, as lazy rows
 # added only where a candidate violates them (the base model's optimum is 20).
@@ -121,7 +121,7 @@ def test_import_seeds_stores_the_optimum_the_program_solved(tmp_path: object) ->
 
 
 def test_an_optimum_other_than_the_programs_own_is_refused() -> None:
-    from ortrex.engine.seeds import _own_solve_differs
+    from ortrex.engine.ingest.seeds import _own_solve_differs
 
     assert _own_solve_differs(None, 30.0) is None  # the program reached no optimum
     assert _own_solve_differs((12.0, 12.0), 12.0 + 1e-9) is None

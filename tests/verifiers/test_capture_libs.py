@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from ortrex.ir.formats import loads
-from ortrex.verifiers.sandbox import PRELOAD_SEEDS, Job, Limits, Sandbox
+from ortrex.verifiers.sandbox.server import PRELOAD_SEEDS, Job, Limits, Sandbox
 from ortrex.verifiers.solvers import solve
 from tests.conftest import run_cli, seed_outcomes
 
@@ -152,8 +152,8 @@ def test_a_licence_refusal_is_noted_and_the_model_still_taken(box: Sandbox) -> N
 
 
 def test_a_library_this_machine_lacks_is_its_own_reason() -> None:
-    from ortrex.engine.seeds import _no_capture_reason
-    from ortrex.verifiers.programs import RunResult
+    from ortrex.engine.ingest.seeds import _no_capture_reason
+    from ortrex.verifiers.sandbox.programs import RunResult
 
     err = "Traceback (most recent call last):\nModuleNotFoundError: No module named 'pulp'\n"
     assert _no_capture_reason(RunResult("error", 1, "", err, 0.1)) == "library_unavailable"

@@ -13,14 +13,14 @@ from hypothesis import strategies as st
 from ortrex.ir import transforms as tf
 from ortrex.ir.canonical import CanonicalModel
 from ortrex.ir.formats import ModelFileError, loads, to_gurobi, to_highs, write_model
-from ortrex.verifiers.equivalence import (
+from ortrex.verifiers.equivalence.check import (
     EQUIVALENT,
     NOT_EQUIVALENT,
     UNDECIDED,
     check_certificate,
     check_equivalence,
 )
-from ortrex.verifiers.equivalence_suite import (
+from ortrex.verifiers.equivalence.suite import (
     DIFFERENT_CLASSES,
     EQUIVALENT_CLASSES,
     SIX_CYCLE,

@@ -9,10 +9,12 @@ import pytest
 
 from ortrex.ir.canonical import CanonicalModel
 from ortrex.ir.fingerprint import Refiner
-from ortrex.verifiers import equivalence as eq
-from ortrex.verifiers import sides
-from ortrex.verifiers.equivalence import EQUIVALENT, check_equivalence
-from ortrex.verifiers.equivalence_suite import (
+from ortrex.verifiers.equivalence import check as eq
+from ortrex.verifiers.equivalence import sides
+from ortrex.verifiers.equivalence.check import EQUIVALENT, check_equivalence
+from ortrex.verifiers.equivalence.isomorphism import MAX_SEARCH_ROUNDS, HalfMemo, PairRefiner
+from ortrex.verifiers.equivalence.rowmatch import close, rows_match
+from ortrex.verifiers.equivalence.suite import (
     SIX_CYCLE,
     TWO_TRIANGLES,
     assignment,
@@ -21,8 +23,6 @@ from ortrex.verifiers.equivalence_suite import (
     symmetric_cases,
     vertex_cover,
 )
-from ortrex.verifiers.isomorphism import MAX_SEARCH_ROUNDS, HalfMemo, PairRefiner
-from ortrex.verifiers.rowmatch import close, rows_match
 
 TOL = 1e-6
 
@@ -170,7 +170,7 @@ def test_one_model_checked_on_threads_against_many_copies() -> None:
 def test_permutation_check_is_one_to_one_onto(seed: int) -> None:
     """The sort-based check says what one_to_one says for maps of the full size: permutations,
     repeats, values out of range (negative or too large)."""
-    from ortrex.verifiers.rowmatch import one_to_one
+    from ortrex.verifiers.equivalence.rowmatch import one_to_one
 
     rng = np.random.default_rng(seed)
     n = int(rng.integers(0, 6))

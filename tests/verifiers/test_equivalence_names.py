@@ -8,14 +8,14 @@ import pytest
 
 from ortrex.ir import transforms as tf
 from ortrex.ir.canonical import CanonicalModel
-from ortrex.verifiers import equivalence as eq
-from ortrex.verifiers.equivalence import (
+from ortrex.verifiers.equivalence import check as eq
+from ortrex.verifiers.equivalence.check import (
     EQUIVALENT,
     NOT_EQUIVALENT,
     check_certificate,
     check_equivalence,
 )
-from ortrex.verifiers.equivalence_suite import (
+from ortrex.verifiers.equivalence.suite import (
     SIX_CYCLE,
     TWO_TRIANGLES,
     labelled_pairs,

@@ -16,10 +16,10 @@ from ortrex.ir import CanonicalModel
 from ortrex.ir import transforms as tf
 from ortrex.ir.formats import read_model
 from ortrex.paths import benchmarks_dir
-from ortrex.verifiers import equivalence as eq
-from ortrex.verifiers import sides
-from ortrex.verifiers.equivalence import EQUIVALENT, check_equivalence
-from ortrex.verifiers.equivalence_suite import labelled_pairs
+from ortrex.verifiers.equivalence import check as eq
+from ortrex.verifiers.equivalence import sides
+from ortrex.verifiers.equivalence.check import EQUIVALENT, check_equivalence
+from ortrex.verifiers.equivalence.suite import labelled_pairs
 
 ROOT = benchmarks_dir()
 FILES = sorted((ROOT / "bench4opt" / "lp_code").glob("*.lp"))[::13] if ROOT else []
@@ -99,7 +99,7 @@ def test_reading_and_comparing_files_does_not_import_scipy(tmp_path: Path) -> No
                   " d: x - y >= -2\nBounds\n Rgc <= 2\n Constant = 1\nGenerals\n x\nEnd\n")
     code = ("import sys\n"
             "from ortrex.ir.formats import read_model\n"
-            "from ortrex.verifiers.equivalence import check_equivalence\n"
+            "from ortrex.verifiers.equivalence.check import check_equivalence\n"
             f"m = read_model({str(lp)!r})\n"
             "r = check_equivalence(m, m.replace(name='b'))\n"
             "assert r.verdict == 'equivalent', r.reason\n"

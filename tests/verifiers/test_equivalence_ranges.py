@@ -15,9 +15,8 @@ import scipy.sparse as sp
 from ortrex.ir import transforms as tf
 from ortrex.ir.canonical import CanonicalModel
 from ortrex.ir.formats import loads, read_model, to_highs, write_model
-from ortrex.verifiers import encodings, sides
-from ortrex.verifiers.encodings import LOWER, UPPER
-from ortrex.verifiers.equivalence import (
+from ortrex.verifiers.equivalence import encodings, sides
+from ortrex.verifiers.equivalence.check import (
     EQUIVALENT,
     NOT_EQUIVALENT,
     Certificate,
@@ -25,7 +24,8 @@ from ortrex.verifiers.equivalence import (
     check_certificate,
     check_equivalence,
 )
-from ortrex.verifiers.equivalence_suite import disguise, random_milp
+from ortrex.verifiers.equivalence.encodings import LOWER, UPPER
+from ortrex.verifiers.equivalence.suite import disguise, random_milp
 from ortrex.verifiers.solvers import objectives_agree, solve_highs
 from tests.conftest import run_cli
 

@@ -16,9 +16,9 @@ import pytest
 
 import ortrex
 from ortrex.paths import benchmarks_dir
-from ortrex.verifiers import cgroups, isolation
-from ortrex.verifiers.isolation import Limits
-from ortrex.verifiers.sandbox import Job, RunResult, Sandbox, run_cold
+from ortrex.verifiers.sandbox import cgroups, isolation
+from ortrex.verifiers.sandbox.isolation import Limits
+from ortrex.verifiers.sandbox.server import Job, RunResult, Sandbox, run_cold
 from tests.verifiers.hostile import (
     MEMORY_SCAN,
     leftover_cgroups,
@@ -102,7 +102,7 @@ for t in {targets!r}:
             print("LEAK", t, open(t, "rb").read(40))
     except OSError as e:
         print("hidden", t, e.errno)
-for mod in ("ortrex", "ortrex.evaluation.benchmarks"):
+for mod in ("ortrex", "ortrex.benchmarks.registry"):
     try:
         __import__(mod)
         print("LEAK import", mod)

@@ -12,10 +12,11 @@ from pathlib import Path
 
 import pytest
 
-from ortrex.evaluation.benchmarks import load
-from ortrex.evaluation.client import Completion
-from ortrex.evaluation.scoring import SandboxPool, score_completion
-from ortrex.verifiers.isolation import Limits
+from ortrex.benchmarks.registry import load
+from ortrex.served.client import Completion
+from ortrex.served.scoring import score_completion
+from ortrex.verifiers.sandbox.isolation import Limits
+from ortrex.verifiers.sandbox.pool import SandboxPool
 from tests.conftest import run_cli, seed_outcomes
 from tests.evaluation.openai_server import (
     CHEAT_FAILURES,

@@ -12,9 +12,9 @@ from pathlib import Path
 
 import pytest
 
-from ortrex.verifiers import isolation
-from ortrex.verifiers.isolation import Limits
-from ortrex.verifiers.sandbox import Job, RunResult, Sandbox, hidden_paths, run_cold
+from ortrex.verifiers.sandbox import isolation
+from ortrex.verifiers.sandbox.isolation import Limits
+from ortrex.verifiers.sandbox.server import Job, RunResult, Sandbox, hidden_paths, run_cold
 from tests.verifiers.test_sandbox import available_modes
 
 QUICK = Limits(wall_s=10, cpu_s=10, memory_mb=1024)

@@ -11,9 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from ortrex.verifiers import isolation
-from ortrex.verifiers.isolation import Limits
-from ortrex.verifiers.sandbox import Job, Sandbox, run_cold
+from ortrex.verifiers.sandbox import isolation
+from ortrex.verifiers.sandbox.isolation import Limits
+from ortrex.verifiers.sandbox.server import Job, Sandbox, run_cold
 
 FAST = Limits(wall_s=3.0, cpu_s=5, memory_mb=1024)
 SUPPORT = isolation.support()
@@ -190,7 +190,7 @@ def test_a_machine_never_claims_what_a_mode_lacks() -> None:
 
 
 def test_a_dead_template_stops_the_server_and_the_pool_starts_another() -> None:
-    from ortrex.evaluation.scoring import SandboxPool
+    from ortrex.verifiers.sandbox.pool import SandboxPool
 
     pool = SandboxPool()
     try:

@@ -13,10 +13,10 @@ from pathlib import Path
 
 import pytest
 
-from ortrex.evaluation.scoring import SandboxPool
-from ortrex.verifiers import sandbox as sandbox_mod
-from ortrex.verifiers.isolation import Limits
-from ortrex.verifiers.sandbox import Job, RunResult, Sandbox
+from ortrex.verifiers.sandbox import server as sandbox_mod
+from ortrex.verifiers.sandbox.isolation import Limits
+from ortrex.verifiers.sandbox.pool import SandboxPool
+from ortrex.verifiers.sandbox.server import Job, RunResult, Sandbox
 
 WALL = Limits(wall_s=1.0, cpu_s=5, memory_mb=1024)
 SLEEPY = Job("import time\ntime.sleep(0.8)\nprint('woke')\n", capture=False, limits=WALL)

@@ -66,7 +66,7 @@ def test_gurobi_mistakes() -> None:
 # ---------------------------------------------------------------- real programs (seeds)
 def seed_fatal(text: str, files: tuple[str, ...] = ()) -> set[str]:
     """The codes that would reject ``text`` as a seed."""
-    from ortrex.engine.seeds import SEED_TOLERATED
+    from ortrex.engine.ingest.seeds import SEED_TOLERATED
 
     return codes(text, files) - SEED_TOLERATED
 
@@ -85,7 +85,7 @@ def test_future_and_pure_standard_modules_pass() -> None:
 
 
 def test_what_reaches_outside_is_still_refused() -> None:
-    from ortrex.engine.seeds import SEED_TOLERATED
+    from ortrex.engine.ingest.seeds import SEED_TOLERATED
 
     for line in ("import socket", "import subprocess", "import ctypes",
                  "import multiprocessing", "import urllib.request", "import requests",
@@ -177,8 +177,8 @@ show(p)
 
 
 def test_plotting_is_a_seed_finding_of_its_own() -> None:
-    from ortrex.engine.verify_doc import program_static
-    from ortrex.verifiers.harness import PLOT_MODULES
+    from ortrex.verifiers.checks.document import program_static
+    from ortrex.verifiers.sandbox.harness import PLOT_MODULES
     from ortrex.verifiers.static import PLOT_IMPORTS
 
     assert set(PLOT_MODULES) == PLOT_IMPORTS  # the harness stands in for what may be imported
@@ -230,7 +230,7 @@ def test_the_plot_stand_in_draws_nothing_and_fails_nowhere() -> None:
 
     import pytest
 
-    from ortrex.verifiers.harness import PlotStub, _PlotFinder
+    from ortrex.verifiers.sandbox.harness import PlotStub, _PlotFinder
 
     finder = _PlotFinder(("ortrex_fakeplot", "json"))
     sys.meta_path.append(finder)
@@ -266,7 +266,7 @@ def test_the_plot_stand_in_draws_nothing_and_fails_nowhere() -> None:
 
 
 def test_what_real_programs_do_that_is_not_dangerous() -> None:
-    from ortrex.engine.seeds import SEED_TOLERATED
+    from ortrex.engine.ingest.seeds import SEED_TOLERATED
 
     # The compiler's own checks: 'return' outside a function is a syntax error found here.
     assert codes("import math\nreturn math.pi\n") == {"syntax"}

@@ -1,1 +1,1 @@
-"""Mutation operators, one module per kind of change; ``ortrex.engine.mutate`` registers them."""
+"""Mutation operators, one module per kind of change; ``engine.generate.mutate`` registers them."""

@@ -1,0 +1,262 @@
+"""The corpus report: one self-contained HTML page of tables and interactive plots.
+
+Every number is aggregated in DuckDB (the page never holds a row per document), so the report
+on a store with 100,000 documents takes seconds. plotly's JavaScript is embedded once; the page
+needs no network.
+"""
+
+from __future__ import annotations
+
+import html
+import time
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import polars as pl
+
+from ortrex import __version__
+from ortrex.reports.operators import operator_review, review_html
+from ortrex.store.db import Store
+
+STAGES = {
+    "generate": "SELECT coalesce(reject_reason, status) AS outcome, count(*) AS n FROM instances "
+                "WHERE status IN ('accepted', 'rejected') GROUP BY ALL",
+    "render": "SELECT coalesce(reject_reason, status) AS outcome, count(*) AS n FROM documents "
+              "WHERE kind IN ('cpt', 'sft', 'paraphrase') GROUP BY ALL",
+    "seeds": "SELECT coalesce(reject_reason, status) AS outcome, count(*) AS n FROM documents "
+             "WHERE kind = 'seed' GROUP BY ALL",
+    "mutate": "SELECT CASE WHEN t.outcome = 'skipped' THEN 'not applicable' ELSE "
+              "coalesce(t.reason, t.outcome) END AS outcome, count(*) AS n FROM run_tasks t "
+              "JOIN runs r ON r.id = t.run_id WHERE r.command = 'mutate' GROUP BY ALL",
+}
+
+
+@dataclass
+class Report:
+    """The page and what went into it."""
+
+    html: str
+    sections: list[str] = field(default_factory=list)
+    seconds: float = 0.0
+    tables: dict[str, pl.DataFrame] = field(default_factory=dict)  # section data, by name
+
+
+def _q(store: Store, sql: str) -> pl.DataFrame:
+    return store.query(sql)
+
+
+def _fig_html(fig: Any, first: bool) -> str:
+    import plotly.io as pio
+
+    fig.update_layout(margin={"l": 60, "r": 20, "t": 50, "b": 60}, height=420,
+                      template="plotly_white")
+    return pio.to_html(fig, full_html=False, include_plotlyjs="inline" if first else False,
+                       config={"displaylogo": False, "responsive": True})
+
+
+def _table(df: pl.DataFrame) -> str:
+    head = "".join(f"<th>{html.escape(c)}</th>" for c in df.columns)
+    rows = "".join("<tr>" + "".join(f"<td>{html.escape(str(v))}</td>" for v in r) + "</tr>"
+                   for r in df.iter_rows())
+    return f"<table><thead><tr>{head}</tr></thead><tbody>{rows}</tbody></table>"
+
+
+def build_report(store: Store,
+                 references: Mapping[str, Sequence[str]] | None = None,
+                 review_seed: int = 0) -> Report:
+    """Query the store and lay out the page (``references``: corpora of problem statements,
+    by name, the corpus-quality section measures next to the store's; ``review_seed``: the
+    seed of the operator review's sample)."""
+    import plotly.graph_objects as go
+
+    t0 = time.perf_counter()
+    parts: list[tuple[str, str, str]] = []  # (section id, title, body)
+    figs: list[tuple[str, str, Any]] = []
+    tables: dict[str, pl.DataFrame] = {}
+
+    counts = store.counts()
+    parts.append(("counts", "Store contents", _table(pl.DataFrame(
+        {"table": list(counts), "rows": list(counts.values())}))))
+
+    ff = _q(store, "SELECT coalesce(i.family, 'external') AS family, d.form, count(*) AS n "
+                   "FROM documents d LEFT JOIN instances i ON i.id = d.instance_id "
+                   "WHERE d.status = 'accepted' AND d.form IS NOT NULL GROUP BY ALL "
+                   "ORDER BY ALL")
+    if ff.height:
+        pv = ff.pivot(on="form", index="family", values="n").fill_null(0).sort("family")
+        forms = [c for c in pv.columns if c != "family"]
+        figs.append(("family_form", "Accepted documents by family and form", go.Figure(
+            go.Heatmap(z=pv.select(forms).to_numpy().tolist(), x=forms,
+                       y=pv["family"].to_list(), colorscale="Blues",
+                       hovertemplate="%{y} / %{x}: %{z}<extra></extra>"))))
+
+    diff = _q(store, "SELECT floor(difficulty / 10) * 10 AS bin, coalesce(difficulty_band, '?') "
+                     "AS band, count(*) AS n FROM instances WHERE status = 'accepted' AND "
+                     "difficulty IS NOT NULL GROUP BY ALL ORDER BY ALL")
+    if diff.height:
+        fig = go.Figure()
+        for band in ("easy", "medium", "hard", "?"):
+            d = diff.filter(pl.col("band") == band)
+            if d.height:
+                fig.add_bar(x=d["bin"].to_list(), y=d["n"].to_list(), name=band)
+        fig.update_layout(barmode="stack", xaxis_title="difficulty score (bins of 10)",
+                          yaxis_title="accepted instances")
+        figs.append(("difficulty", "Difficulty of accepted instances", fig))
+
+    sizes = _q(store, "SELECT 'variables' AS what, floor(log10(greatest(n_vars, 1)) * 4) / 4 AS "
+                      "bin, count(*) AS n FROM instances WHERE status = 'accepted' GROUP BY ALL "
+                      "UNION ALL SELECT 'rows', floor(log10(greatest(n_rows, 1)) * 4) / 4, "
+                      "count(*) FROM instances WHERE status = 'accepted' GROUP BY ALL "
+                      "UNION ALL SELECT 'nonzeros', floor(log10(greatest(nnz, 1)) * 4) / 4, "
+                      "count(*) FROM instances WHERE status = 'accepted' GROUP BY ALL "
+                      "ORDER BY ALL")
+    if sizes.height:
+        fig = go.Figure()
+        for what in ("variables", "rows", "nonzeros"):
+            d = sizes.filter(pl.col("what") == what)
+            fig.add_scatter(x=[10 ** b for b in d["bin"].to_list()], y=d["n"].to_list(),
+                            name=what, mode="lines+markers", line_shape="hv")
+        fig.update_layout(xaxis_type="log", xaxis_title="size (log scale, quarter decades)",
+                          yaxis_title="accepted instances")
+        figs.append(("sizes", "Instance sizes", fig))
+
+    fig = go.Figure()
+    stage_rows = []
+    for stage, sql in STAGES.items():
+        d = _q(store, sql)
+        for outcome, n in d.iter_rows():
+            stage_rows.append((stage, outcome, n))
+    if stage_rows:
+        outcomes = sorted({o for _, o, _ in stage_rows}, key=lambda o: (o != "accepted", o))
+        for o in outcomes:
+            fig.add_bar(x=list(STAGES), y=[sum(n for s, oo, n in stage_rows if s == st and
+                                               oo == o) for st in STAGES], name=o)
+        fig.update_layout(barmode="stack", yaxis_title="items")
+        figs.append(("outcomes", "Acceptance and rejection reasons by stage", fig))
+
+    ops = _q(store, "SELECT * FROM operator_stats")
+    if ops.height:
+        fig = go.Figure(go.Bar(x=ops["operator"].to_list(),
+                               y=ops["acceptance_rate"].to_list(),
+                               text=[f"{a}/{c}" for a, c in zip(ops["accepted"], ops["children"],
+                                                                strict=True)],
+                               textposition="outside"))
+        fig.update_layout(yaxis_title="accepted / verified children", yaxis_range=[0, 1.15])
+        figs.append(("operators", "Mutation operators: acceptance rate", fig))
+
+    review = operator_review(store, seed=review_seed)
+    if review.acceptance.height:
+        tables.update({"operator_review": review.acceptance,
+                       "operator_outcomes": review.outcomes,
+                       "operator_samples": review.samples})
+        parts.append(("operator_review", "Operator review", review_html(review)))
+
+    lat = _q(store, "SELECT verifier, floor(log10(greatest(runtime_s, 1e-5)) * 5) / 5 AS bin, "
+                    "count(*) AS n FROM verifications WHERE runtime_s IS NOT NULL "
+                    "GROUP BY ALL ORDER BY ALL")
+    if lat.height:
+        fig = go.Figure()
+        for v in lat["verifier"].unique().sort().to_list():
+            d = lat.filter(pl.col("verifier") == v)
+            fig.add_scatter(x=[10 ** b for b in d["bin"].to_list()], y=d["n"].to_list(),
+                            mode="lines+markers", name=v, line_shape="hv")
+        fig.update_layout(xaxis_type="log", xaxis_title="seconds (log scale)",
+                          yaxis_title="verifications")
+        figs.append(("latency", "Verification latency by verifier", fig))
+        summary = _q(store, "SELECT verifier, count(*) AS n, round(median(runtime_s) * 1000, 2) "
+                            "AS median_ms, round(quantile_cont(runtime_s, 0.95) * 1000, 2) AS "
+                            "p95_ms FROM verifications WHERE runtime_s IS NOT NULL GROUP BY ALL "
+                            "ORDER BY ALL")
+        parts.append(("latency_table", "Verification latency", _table(summary)))
+
+    quality = _quality(store, references or {})
+    if quality is not None:
+        figs.append(("quality", "Corpus quality next to the benchmarks", quality[0]))
+        parts.append(("quality_table", "Corpus quality of problem statements", quality[1]))
+
+    body = []
+    for k, (sid, title, fig) in enumerate(figs):
+        body.append(f'<section id="{sid}"><h2>{html.escape(title)}</h2>'
+                    f'<div class="plot">{_fig_html(fig, k == 0)}</div></section>')
+    for sid, title, content in parts:
+        body.append(f'<section id="{sid}"><h2>{html.escape(title)}</h2>{content}</section>')
+    stamp = datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC")
+    page = _PAGE.format(version=__version__, stamp=stamp, path=html.escape(str(store.path)),
+                        body="\n".join(body))
+    return Report(page, [s for s, _, _ in figs] + [s for s, _, _ in parts],
+                  time.perf_counter() - t0, tables)
+
+
+def _quality(store: Store, references: Mapping[str, Sequence[str]]) -> tuple[Any, str] | None:
+    """The corpus-quality figure and table: a seeded sample of the store's statements measured
+    with ``ortrex.reports.quality`` next to each reference corpus."""
+    import plotly.graph_objects as go
+
+    from ortrex.reports.quality import LABELS, goal_text, measure, meets, store_statements
+
+    texts, families, layouts = store_statements(store)
+    if len(texts) < 10:
+        return None
+    corpora = {f"this store ({len(texts):,} statements)": measure(texts, families)}
+    for name, ref in references.items():
+        if ref:
+            corpora[name] = measure(list(ref))
+    dicts = {name: q.to_dict() for name, q in corpora.items()}
+    rows = {"measure": [LABELS[m] for m in LABELS]}
+    for name, d in dicts.items():
+        rows[name] = [f"{d[m]:,}" if isinstance(d[m], int) else f"{d[m]:g}" for m in LABELS]
+    rows["goal (template-only)"] = [goal_text(m) for m in LABELS]
+    ok = meets(next(iter(corpora.values())))
+    situation = sum(x.startswith("situation:") for x in layouts) / len(layouts)
+    missed = [LABELS[m] for m, v in ok.items() if not v]
+    table = _table(pl.DataFrame(rows)) + (
+        f"<p>Goals met by this store: {sum(ok.values())} of {len(ok)}"
+        + (f" (missed: {', '.join(missed)})" if missed else "")
+        + f". Situation statements: {situation:.0%} of the sample; the rest are specification "
+        "sheets.</p>")
+    shown = (("distinct_4", 1.0), ("unique_openings", 1.0), ("skeletons_per_100", 100.0),
+             ("declares_variables", 1.0))
+    fig = go.Figure()
+    for name, d in dicts.items():
+        fig.add_bar(x=[LABELS[m] for m, _ in shown], y=[d[m] / scale for m, scale in shown],
+                    name=name)
+    fig.update_layout(barmode="group", yaxis_title="share (skeletons: per sentence)")
+    return fig, table
+
+
+def write_report(store: Store, output: Path,
+                 references: Mapping[str, Sequence[str]] | None = None,
+                 review_seed: int = 0) -> Report:
+    """Build the report and write it atomically."""
+    from ortrex.ir.formats.text import write_atomic
+
+    rep = build_report(store, references, review_seed)
+    Path(output).parent.mkdir(parents=True, exist_ok=True)
+    write_atomic(output, rep.html.encode("utf-8"))
+    return rep
+
+
+_PAGE = """<!DOCTYPE html>
+<html lang="en"><head><meta charset="utf-8"><title>ortrex corpus report</title>
+<style>
+body {{ font-family: system-ui, sans-serif; margin: 2rem auto; max-width: 1100px; color: #222; }}
+h1 {{ font-size: 1.6rem; }} h2 {{ font-size: 1.15rem; margin-top: 2rem; }}
+table {{ border-collapse: collapse; font-size: 0.9rem; }}
+td, th {{ border: 1px solid #ddd; padding: 0.25rem 0.6rem; text-align: right; }}
+th {{ background: #f4f6f8; }} td:first-child, th:first-child {{ text-align: left; }}
+.meta {{ color: #666; font-size: 0.85rem; }}
+h3 {{ font-size: 1rem; margin: 1.5rem 0 0.2rem; }} td.left {{ text-align: left; }}
+.sample {{ border-left: 3px solid #dde3ea; padding-left: 0.8rem; margin: 0.8rem 0; }}
+.label {{ font-size: 0.8rem; color: #555; margin: 0.4rem 0 0.1rem; }}
+blockquote.excerpt {{ margin: 0; white-space: pre-wrap; font-size: 0.88rem; }}
+pre.diff {{ margin: 0; background: #f7f8fa; padding: 0.4rem; font-size: 0.82rem;
+           white-space: pre-wrap; }}
+</style></head>
+<body><h1>ortrex corpus report</h1>
+<p class="meta">store {path} &middot; ortrex {version} &middot; {stamp}</p>
+{body}
+</body></html>
+"""
