@@ -9,9 +9,10 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 
 # The layers, lowest first (docs/layout.md): a package imports only itself and the layers below
-# it. Leaves: the IR, the job layer, where the shared data lives, the rich consoles, the kernels.
+# it. Leaves: the IR, the job layer, where the shared data lives, the rich consoles, the kernels,
+# the plugin loader.
 LAYERS: tuple[tuple[str, ...], ...] = (
-    ("ir", "jobs", "paths", "ui", "kernels"),
+    ("ir", "jobs", "paths", "ui", "kernels", "plugins"),
     ("store",),
     ("render", "benchmarks"),
     ("verifiers",),

@@ -1,1 +1,1 @@
-"""benchmarks."""
+"""Benchmarks: one module each, one registry for evaluation, decontamination, report, selftest."""

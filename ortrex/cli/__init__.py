@@ -38,6 +38,8 @@ def _user_errors() -> tuple[type[BaseException], ...]:
         errors.append(sys.modules["ortrex.trainers.errors"].TrainError)
     if "ortrex.served.client" in sys.modules:
         errors.append(sys.modules["ortrex.served.client"].EndpointError)
+    if "ortrex.plugins" in sys.modules:
+        errors.append(sys.modules["ortrex.plugins"].PluginError)
     if "ortrex.kernels.registry" in sys.modules:
         errors.append(sys.modules["ortrex.kernels.registry"].KernelBackendError)
     return tuple(errors)

@@ -1,1 +1,1 @@
-"""flywheel."""
+"""The clean flywheel: served models answer; answers are scored, diagnosed, repaired, reviewed."""

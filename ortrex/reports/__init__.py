@@ -1,1 +1,1 @@
-"""reports."""
+"""Reports people read: the corpus report (HTML, plots), operator review, corpus quality."""

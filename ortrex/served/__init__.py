@@ -1,1 +1,1 @@
-"""served."""
+"""What every served-model job shares: the OpenAI-compatible client, prompts, completion scoring."""

@@ -1,1 +1,1 @@
-"""generate."""
+"""The generation wing: the pipeline (sample, ground, solve, check), generate and mutate jobs."""

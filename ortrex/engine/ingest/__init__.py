@@ -1,1 +1,1 @@
-"""ingest."""
+"""The intake wing: model files (`import-lp`) and problem/program seeds (`import-seeds`)."""
