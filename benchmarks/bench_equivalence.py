@@ -37,8 +37,9 @@ import numpy as np
 from rich.console import Console
 from rich.table import Table
 
+from ortrex.benchmarks.registry import reference_model_paths
 from ortrex.ir.formats import read_model, to_gurobi
-from ortrex.paths import benchmarks_dir, reference_lp_dirs
+from ortrex.paths import benchmarks_dir
 from ortrex.verifiers.equivalence.check import EQUIVALENT, check_equivalence
 from ortrex.verifiers.equivalence.suite import (
     DIFFERENT_CLASSES,
@@ -106,10 +107,9 @@ def bench_programs(root: Path, name: str) -> dict[str, object]:
 # ---------------------------------------------------------------- 2. labelled suite
 def shared_models() -> list:
     seen = {}
-    for d in reference_lp_dirs():
-        for f in sorted(d.glob("*.lp")):
-            m = read_model(f)
-            seen.setdefault(m.content_hash, m)
+    for f in reference_model_paths():
+        m = read_model(f)
+        seen.setdefault(m.content_hash, m)
     return list(seen.values())
 
 

@@ -19,9 +19,9 @@ import scipy.sparse as sp
 from rich.console import Console
 from rich.table import Table
 
+from ortrex.benchmarks.registry import reference_model_paths
 from ortrex.ir import CanonicalModel
 from ortrex.ir.formats import read_model, write_model
-from ortrex.paths import reference_lp_dirs
 
 CHILD = r"""
 import json, resource, sys, time
@@ -48,7 +48,7 @@ print(json.dumps({"read_s": t1 - t0, "nnz": g.NumNZs,
 
 
 def shared_files() -> list[Path]:
-    return [f for d in reference_lp_dirs() for f in sorted(d.glob("*.lp"))]
+    return reference_model_paths()
 
 
 def bench_shared(files: list[Path], repeat: int) -> dict[str, float]:

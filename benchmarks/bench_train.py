@@ -100,7 +100,7 @@ def _one(kernels: str, data: str, stage: str, args: argparse.Namespace, out: Pat
 
 def _loader(data: str, stage: str, args: argparse.Namespace, cache: Path) -> float:
     """Tokens/s of the data loader alone, as the training loop reads it."""
-    from ortrex.trainers import data as D
+    from ortrex.trainers import datasets as D
     from ortrex.trainers import sources
 
     paths, _ = sources.parse_data_path(data)

@@ -5,8 +5,6 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-REFERENCE_LP_DIRS = ("bench4opt/lp_code", "bench4opt_feasible/lp_code")
-
 
 def benchmarks_dir() -> Path | None:
     """``$ORTREX_BENCHMARKS``, else ``../shared/benchmarks`` beside the checkout or the cwd."""
@@ -20,10 +18,3 @@ def benchmarks_dir() -> Path | None:
             return cand
     return None
 
-
-def reference_lp_dirs() -> list[Path]:
-    """The two folders of reference LP files of the bench4opt benchmarks."""
-    root = benchmarks_dir()
-    if root is None:
-        return []
-    return [root / d for d in REFERENCE_LP_DIRS if (root / d).is_dir()]

@@ -12,7 +12,8 @@ ROOT = Path(__file__).resolve().parents[1]
 # it. Leaves: the IR, the job layer, where the shared data lives, the rich consoles, the kernels,
 # the plugin loader.
 LAYERS: tuple[tuple[str, ...], ...] = (
-    ("ir", "jobs", "paths", "ui", "kernels", "plugins"),
+    ("plugins",),  # a leaf every registry loads, the kernel table included
+    ("ir", "jobs", "paths", "ui", "kernels"),
     ("store",),
     ("render", "benchmarks"),
     ("verifiers",),
@@ -181,3 +182,40 @@ def test_only_the_entry_points_import_the_cli() -> None:
     users = [p.relative_to(ROOT) for p in (ROOT / "ortrex").rglob("*.py")
              if "cli" in _ortrex_imports(p) and p.name != "__main__.py" and cli not in p.parents]
     assert users == []
+
+
+# Module names that name the same role in every package that has one.
+ROLE_MODULES = {"base": "a package's base classes", "registry": "a package's registry",
+                "errors": "a package's exceptions", "sources": "where a job's input comes from"}
+# The same subject seen from two layers: a family and its telling (one module per family
+# group on each side), English made (render) and checked (verifiers).
+MIRRORS = ({"engine/families", "render/tellings"}, {"render/language.py", "verifiers/language.py"})
+
+
+def _mirrored(paths: list[Path]) -> bool:
+    rel = [str(p.relative_to(ROOT / "ortrex")) for p in paths]
+    return any(all(r in m or str(Path(r).parent) in m for r in rel) for m in MIRRORS)
+
+
+def test_one_name_means_one_thing() -> None:
+    classes: dict[str, set[str]] = {}
+    basenames: dict[str, list[Path]] = {}
+    for path in (ROOT / "ortrex").rglob("*.py"):
+        package = path.relative_to(ROOT / "ortrex").parts[0].removesuffix(".py")
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.ClassDef) and not node.name.startswith("_"):
+                classes.setdefault(node.name, set()).add(package)
+        if path.name != "__init__.py":
+            basenames.setdefault(path.stem, []).append(path)
+    twice = {name: sorted(pkgs) for name, pkgs in classes.items() if len(pkgs) > 1}
+    assert not twice, f"one class name, several packages: {twice}"
+    modules = {stem: [str(p.relative_to(ROOT)) for p in paths]
+               for stem, paths in basenames.items()
+               if len(paths) > 1 and stem not in ROLE_MODULES and not _mirrored(paths)}
+    assert not modules, f"one module name, unrelated jobs: {modules}"
+
+
+def test_the_name_check_catches_a_duplicate() -> None:
+    assert not _mirrored([ROOT / "ortrex/render/data.py", ROOT / "ortrex/trainers/data.py"])
+    assert _mirrored([ROOT / "ortrex/engine/families/routing.py",
+                      ROOT / "ortrex/render/tellings/routing.py"])

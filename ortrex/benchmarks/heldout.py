@@ -14,7 +14,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from ortrex.benchmarks.registry import Benchmark, BenchmarkError, Item
+from ortrex.benchmarks.base import Benchmark, BenchmarkError, BenchmarkSource, Item, register
 
 RELATION = "held_out"
 NAME = "ortrex-heldout"
@@ -36,7 +36,7 @@ def make_split(db: str | Path, fraction: float = 0.05, seed: int = 0) -> dict[st
     """Hold out ``fraction`` of the instances that have accepted SFT examples; idempotent."""
     from ortrex.store import Store
     from ortrex.store.db import utcnow
-    from ortrex.store.ids import edge_id
+    from ortrex.store.records import lineage_row
 
     if not 0 < fraction < 1:
         raise BenchmarkError(f"--fraction must be between 0 and 1, got {fraction}")
@@ -47,10 +47,9 @@ def make_split(db: str | Path, fraction: float = 0.05, seed: int = 0) -> dict[st
             "SELECT id, instance_id FROM documents WHERE status = 'accepted' AND instance_id IN "
             "(SELECT instance_id FROM documents WHERE kind = 'sft' AND status = 'accepted')")
         held = [(d, i) for d, i in docs.iter_rows() if i and _held(i, fraction, seed)]
-        edges = [{"id": edge_id(d, sid, RELATION), "parent_id": d, "parent_kind": "document",
-                  "child_id": sid, "child_kind": "split", "relation": RELATION,
-                  "operator": NAME, "params": json.dumps({"fraction": fraction, "seed": seed}),
-                  "created_at": now, "run_id": None} for d, _ in held]
+        params = json.dumps({"fraction": fraction, "seed": seed})
+        edges = [lineage_row(d, "document", sid, "split", RELATION, operator=NAME,
+                             params=params, created_at=now) for d, _ in held]
         added = store.insert("lineage", edges) if edges else 0
     return {"split": sid, "instances": len({i for _, i in held}), "documents": len(held),
             "new_edges": added}
@@ -83,3 +82,17 @@ def load_heldout(db: str | Path) -> Benchmark:
                           unscoreable=None if obj is not None else "no verified objective"))
         h.update(json.dumps([r["id"], question, obj, files], sort_keys=True).encode())
     return Benchmark(NAME, items, h.hexdigest(), f"store:{db}")
+
+
+@register
+class HeldOut(BenchmarkSource):
+    """The held-out split as a registered benchmark: read from the store, not the data
+    directory, and never a decontamination source (it is ortrex's own corpus)."""
+
+    name = NAME
+    title = NAME
+    needs_store = True
+
+    def from_store(self, db: str | Path) -> Benchmark:
+        """The split's items from the store ``db``."""
+        return load_heldout(db)

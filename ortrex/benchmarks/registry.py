@@ -1,204 +1,132 @@
-"""The public OR benchmarks as items: NL4OPT, OptiBench, B4O-Feasible and B4O-ORGEval.
+"""The benchmark registry: every benchmark evaluation, decontamination, the corpus report and
+``ortrex eval selftest`` know of.
 
-Each loader reads the files of ``../shared/benchmarks`` (or ``--data-dir`` /
-``ORTREX_BENCHMARKS``) unchanged and hashes every byte it read: the hash is the benchmark's
-version in every manifest. An item whose ground truth cannot be read is kept and marked
-``unscoreable`` (it stays in the denominator, as a failure, and is counted apart), never
-silently dropped. Bench4opt describes each reference LP twice; the two items are paraphrase
-twins (``twin``), excluded from each other's few-shot pools.
+The public OR benchmarks (NL4OPT, OptiBench, B4O-Feasible, B4O-ORGEval) and the held-out split
+are one module each in this package; a plugin (``ortrex.plugins``) adds one more by defining a
+:class:`~ortrex.benchmarks.base.BenchmarkSource` subclass decorated with :func:`register`.
+Every reader below loads the plugins first, so a registered benchmark is scored, listed and
+used for decontamination alike.
 """
 
 from __future__ import annotations
 
-import hashlib
-import io
-import json
-import math
-import os
-from collections import defaultdict
-from dataclasses import dataclass, field
+from collections.abc import Iterator, Mapping
 from pathlib import Path
-from typing import Any
 
+from ortrex.benchmarks import b4o_feasible, b4o_orgeval, heldout, nl4opt, optibench
+from ortrex.benchmarks.base import (
+    Benchmark,
+    BenchmarkError,
+    BenchmarkSource,
+    BenchmarkText,
+    Item,
+    data_dir,
+    register,
+    sources,
+)
 from ortrex.paths import benchmarks_dir
+from ortrex.plugins import load_plugins
 
-NAMES = ("nl4opt", "optibench", "b4o-feasible", "b4o-orgeval")
-TITLES = {"nl4opt": "NL4OPT", "optibench": "OptiBench", "b4o-feasible": "B4O-Feasible",
-          "b4o-orgeval": "B4O-ORGEval", "ortrex-heldout": "ortrex-heldout"}
+__all__ = ["NAMES", "TITLES", "Benchmark", "BenchmarkError", "BenchmarkSource",
+           "BenchmarkText", "Item", "data_dir", "decontamination_texts", "load", "parse_names",
+           "public_names", "reference_model_paths", "register", "registered"]
 
+# The built-in benchmarks in the order every table shows them; plugins follow.
+BUILTIN: tuple[type[BenchmarkSource], ...] = (
+    nl4opt.NL4OPT, optibench.OptiBench, b4o_feasible.B4OFeasible, b4o_orgeval.B4OORGEval,
+    heldout.HeldOut)
 
-class BenchmarkError(Exception):
-    """A benchmark that cannot be loaded (missing directory or file, unknown name)."""
-
-
-@dataclass
-class Item:
-    """One benchmark question with what it is scored against."""
-
-    benchmark: str
-    id: str
-    question: str
-    kind: str  # "objective" (run, compare the optimum) | "lp" (write an LP, compare structure)
-    answer: float | None = None  # ground-truth objective
-    files: dict[str, str] = field(default_factory=dict)  # data files the program reads
-    reference_code: str | None = None
-    reference_lp: str | None = None  # path of the reference LP (ORGEval)
-    twin: str | None = None  # id of the paraphrase twin sharing the reference LP
-    unscoreable: str | None = None  # why the ground truth cannot be used
-
-    def to_dict(self) -> dict[str, Any]:
-        """The item's identity and ground truth (no data files)."""
-        return {"benchmark": self.benchmark, "id": self.id, "answer": self.answer,
-                "reference_lp": self.reference_lp, "twin": self.twin,
-                "unscoreable": self.unscoreable}
+# The four public benchmarks of the papers: ``all``'s built-in part and the "Average" columns.
+NAMES: tuple[str, ...] = tuple(c.name for c in BUILTIN if not c.needs_store)
 
 
-@dataclass
-class Benchmark:
-    """A loaded benchmark: its items and the sha256 of every byte read."""
-
-    name: str
-    items: list[Item]
-    sha256: str
-    source: str
-
-    @property
-    def title(self) -> str:
-        """The display name."""
-        return TITLES.get(self.name, self.name)
+def registered() -> dict[str, type[BenchmarkSource]]:
+    """Every registered benchmark by name: the built-in ones, then the plugins' ones."""
+    load_plugins()
+    found = sources()
+    order = [*BUILTIN, *(c for c in found.values() if c not in BUILTIN)]
+    return {c.name: c for c in order}
 
 
-def data_dir(explicit: str | Path | None = None) -> Path:
-    """Where the benchmark data is: ``explicit``, ``ORTREX_BENCHMARKS`` or ``../shared``."""
-    if explicit is not None:
-        path: Path | None = Path(explicit)
-    elif os.environ.get("ORTREX_BENCHMARKS"):
-        path = Path(os.environ["ORTREX_BENCHMARKS"])
-    else:
-        path = benchmarks_dir()
-        if path is None:
-            raise BenchmarkError("no benchmark data: ../shared/benchmarks is absent (give "
-                                 "--data-dir or set ORTREX_BENCHMARKS)")
-    assert path is not None
-    if not path.is_dir():
-        raise BenchmarkError(f"{path}: benchmark data directory does not exist (give "
-                             "--data-dir or set ORTREX_BENCHMARKS)")
-    return path
+class _Titles(Mapping[str, str]):
+    """Display names by benchmark name, read from the registry at each lookup (so a plugin's
+    benchmark has its title too)."""
+
+    def __getitem__(self, name: str) -> str:
+        # A name already registered needs no plugin scan (entry points cost milliseconds).
+        cls = sources().get(name) or registered()[name]
+        return cls.title
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(registered())
+
+    def __len__(self) -> int:
+        return len(registered())
 
 
-class _Reader:
-    """Reads files under the data directory, hashing everything it reads."""
-
-    def __init__(self, root: Path) -> None:
-        self.root = root
-        self.h = hashlib.sha256()
-
-    def bytes(self, rel: str) -> bytes:
-        path = self.root / rel
-        try:
-            data = path.read_bytes()
-        except OSError as exc:
-            raise BenchmarkError(f"{path}: cannot read ({exc.strerror})") from None
-        self.h.update(rel.encode() + b"\0" + data)
-        return data
-
-    def jsonl(self, rel: str) -> list[dict[str, Any]]:
-        out = []
-        for k, line in enumerate(self.bytes(rel).decode("utf-8").splitlines(), 1):
-            if line.strip():
-                try:
-                    out.append(json.loads(line))
-                except ValueError as exc:
-                    raise BenchmarkError(f"{self.root / rel}:{k}: not valid JSON ({exc})"
-                                         ) from None
-        return out
+TITLES: Mapping[str, str] = _Titles()
 
 
-def _number(value: Any) -> tuple[float | None, str | None]:
-    try:
-        v = float(str(value).strip())
-    except ValueError:
-        return None, f"ground truth {str(value)[:40]!r} is not a number"
-    if not math.isfinite(v):
-        return None, f"ground truth {value!r} is not finite"
-    return v, None
+def public_names() -> list[str]:
+    """The benchmarks read from the data directory (``all``): the four public ones, then the
+    plugins'."""
+    return [n for n, c in registered().items() if not c.needs_store]
 
 
-def _nl4opt(r: _Reader) -> list[Item]:
-    import pyarrow.parquet as pq
-
-    data = r.bytes("nl4opt/test.parquet")
-    table = pq.read_table(io.BytesIO(data)).to_pylist()
-    items = []
-    for k, row in enumerate(table):
-        ans, why = _number(row.get("en_answer"))
-        items.append(Item("nl4opt", f"nl4opt_{k}", str(row["en_question"]), "objective", ans,
-                          unscoreable=why))
-    return items
+def _unknown(name: str) -> BenchmarkError:
+    return BenchmarkError(f"unknown benchmark {name!r}; expected one of "
+                          f"{', '.join(registered())}")
 
 
-def _optibench(r: _Reader) -> list[Item]:
-    rows = json.loads(r.bytes("optibench/OptiBench.json"))
-    items = []
-    for k, row in enumerate(rows):
-        ans, why = _number(row.get("en_answer"))
-        items.append(Item("optibench", f"optibench_{k}", str(row["en_question"]), "objective",
-                          ans, unscoreable=why))
-    return items
-
-
-def _bench4opt(r: _Reader, folder: str, name: str, kind: str) -> list[Item]:
-    rows = r.jsonl(f"{folder}/test.jsonl")
-    items = []
-    for row in rows:
-        files = {"data.json": r.bytes(f"{folder}/{row['data_path']}").decode("utf-8")}
-        ans, why = (None, None)
-        if kind == "objective":
-            ans, why = _number(row.get("optimal_value"))
-        ref_lp = str(r.root / folder / row["reference_lp_path"]) \
-            if row.get("reference_lp_path") else None
-        if kind == "lp" and ref_lp and not Path(ref_lp).is_file():
-            why = f"reference LP {row['reference_lp_path']} is missing"
-        items.append(Item(name, str(row["id"]), str(row["problem"]), kind, ans, files,
-                          row.get("reference_code"), ref_lp, unscoreable=why))
-    # Twins: items whose reference LPs are the same bytes (each LP is described twice).
-    by_lp: dict[bytes, list[Item]] = defaultdict(list)
-    for it, row in zip(items, rows, strict=True):
-        if it.reference_lp and Path(it.reference_lp).is_file():
-            lp = r.bytes(f"{folder}/{row['reference_lp_path']}")
-            by_lp[hashlib.sha256(lp).digest()].append(it)
-    for group in by_lp.values():
-        if len(group) == 2:
-            group[0].twin, group[1].twin = group[1].id, group[0].id
-    return items
-
-
-def load(name: str, root: str | Path | None = None) -> Benchmark:
-    """One benchmark by name (``nl4opt``, ``optibench``, ``b4o-feasible``, ``b4o-orgeval``)."""
-    base = data_dir(root)
-    r = _Reader(base)
-    if name == "nl4opt":
-        items = _nl4opt(r)
-    elif name == "optibench":
-        items = _optibench(r)
-    elif name == "b4o-feasible":
-        items = _bench4opt(r, "bench4opt_feasible", name, "objective")
-    elif name == "b4o-orgeval":
-        items = _bench4opt(r, "bench4opt", name, "lp")
-    else:
-        raise BenchmarkError(f"unknown benchmark {name!r}; expected one of "
-                             f"{', '.join((*NAMES, 'ortrex-heldout'))}")
-    return Benchmark(name, items, r.h.hexdigest(), str(base))
+def load(name: str, root: str | Path | None = None, db: str | Path | None = None
+         ) -> Benchmark:
+    """One benchmark by name, from the data directory ``root`` (or from the store ``db``
+    for a benchmark that lives there, such as ``ortrex-heldout``)."""
+    cls = registered().get(name)
+    if cls is None:
+        raise _unknown(name)
+    if cls.needs_store:
+        if db is None:
+            raise BenchmarkError(f"{name} needs a store (--db)")
+        return cls().from_store(db)
+    return cls().read(data_dir(root))
 
 
 def parse_names(spec: str) -> list[str]:
-    """Benchmark names from ``a,b,c`` (``all``: the four public ones), checked."""
-    names = list(NAMES) if spec.strip() == "all" else \
+    """Benchmark names from ``a,b,c`` (``all``: every public one), checked."""
+    known = registered()
+    names = public_names() if spec.strip() == "all" else \
         [s.strip().lower() for s in spec.split(",") if s.strip()]
     for n in names:
-        if n not in (*NAMES, "ortrex-heldout"):
-            raise BenchmarkError(f"unknown benchmark {n!r}; expected one of "
-                                 f"{', '.join((*NAMES, 'ortrex-heldout'))}")
+        if n not in known:
+            raise _unknown(n)
     if not names:
         raise BenchmarkError("no benchmark named")
     return names
+
+
+def _root(root: Path | None) -> Path | None:
+    return benchmarks_dir() if root is None else root
+
+
+def decontamination_texts(root: Path | None = None) -> list[BenchmarkText]:
+    """The problem texts of every registered benchmark whose data is under ``root`` (default:
+    the shared benchmarks; none when absent)."""
+    base = _root(root)
+    if base is None:
+        return []
+    out: list[BenchmarkText] = []
+    for cls in registered().values():
+        src = cls()
+        if src.present(base):
+            out += src.texts(base)
+    return out
+
+
+def reference_model_paths(root: Path | None = None) -> list[Path]:
+    """Every registered benchmark's reference model files under ``root`` (default: the shared
+    benchmarks; none when absent), sorted by path."""
+    base = _root(root)
+    if base is None:
+        return []
+    return sorted({f for cls in registered().values() for f in cls().reference_models(base)})

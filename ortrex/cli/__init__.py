@@ -32,8 +32,8 @@ def _user_errors() -> tuple[type[BaseException], ...]:
         errors.append(sys.modules["ortrex.export.errors"].ExportError)
     if "ortrex.engine.ingest.seeds" in sys.modules:
         errors.append(sys.modules["ortrex.engine.ingest.seeds"].SeedFileError)
-    if "ortrex.benchmarks.registry" in sys.modules:
-        errors.append(sys.modules["ortrex.benchmarks.registry"].BenchmarkError)
+    if "ortrex.benchmarks.base" in sys.modules:
+        errors.append(sys.modules["ortrex.benchmarks.base"].BenchmarkError)
     if "ortrex.trainers.errors" in sys.modules:
         errors.append(sys.modules["ortrex.trainers.errors"].TrainError)
     if "ortrex.served.client" in sys.modules:

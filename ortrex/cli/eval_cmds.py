@@ -87,7 +87,7 @@ def eval_cmd(
         TimeRemainingColumn,
     )
 
-    from ortrex.benchmarks.registry import parse_names
+    from ortrex.benchmarks.registry import parse_names, registered
     from ortrex.evaluation.runner import EvalSpec, run_eval
     from ortrex.served.client import Sampling
     from ortrex.ui import console, err_console
@@ -95,10 +95,11 @@ def eval_cmd(
     if not base_url or not model:
         raise UsageError("give --base-url and --model")
     names = parse_names(benchmarks)
+    needs_store = any(registered()[n].needs_store for n in names)
     spec = EvalSpec(names, base_url, Sampling(model, temperature, top_p, max_tokens, seed, k),
                     output, limit, workers, str(data_dir) if data_dir else None, rule, shots,
                     pool, exec_timeout, request_timeout, concurrency, api_key,
-                    str(store_path(db)) if "ortrex-heldout" in names else None, retries)
+                    str(store_path(db)) if needs_store else None, retries)
     with Progress(TextColumn("[bold]{task.description}[/]"), BarColumn(), MofNCompleteColumn(),
                   TextColumn("{task.fields[rate]}"), TimeElapsedColumn(), TimeRemainingColumn(),
                   console=err_console) as bar:
@@ -178,11 +179,13 @@ def eval_selftest_cmd(
     """Score the reference programs; list the items that can never pass, with why."""
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
 
-    from ortrex.benchmarks.registry import load, parse_names
+    from ortrex.benchmarks.registry import load, parse_names, registered
     from ortrex.evaluation.selftest import conflicts, self_test
     from ortrex.ui import console, err_console
 
-    names = [n for n in parse_names(benchmarks) if n != "ortrex-heldout"]
+    # Every registered benchmark read from the data directory (the held-out split lives in a
+    # store and has no reference programs).
+    names = [n for n in parse_names(benchmarks) if not registered()[n].needs_store]
     loaded = [load(n, data_dir) for n in names]
     results = []
     with Progress(TextColumn("[bold]{task.description}[/]"), BarColumn(), MofNCompleteColumn(),

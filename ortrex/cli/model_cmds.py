@@ -42,14 +42,14 @@ def import_lp(
     retries: RetriesOption = 2,
 ) -> None:
     """Import model files as instances, with file provenance as lineage."""
+    from ortrex.benchmarks.registry import reference_model_paths
     from ortrex.engine.ingest.models import commit_import, prepare_import
-    from ortrex.paths import reference_lp_dirs
     from ortrex.store import Store
     from ortrex.ui import console, stages
 
     paths: list[Path] = list(files or [])
     if not paths:
-        paths = reference_lp_dirs()
+        paths = reference_model_paths()
         if not paths:
             raise UsageError("no FILES given and the shared reference LPs were not found "
                              "(set ORTREX_BENCHMARKS to the benchmarks folder)")

@@ -164,10 +164,10 @@ def info_cmd(db: DbOption = None) -> None:
 def reference_statements() -> dict[str, list[str]]:
     """The problem statements of the shared public benchmarks, by title (none when the data
     is not beside the checkout)."""
-    from ortrex.benchmarks.registry import NAMES, TITLES, BenchmarkError, load
+    from ortrex.benchmarks.registry import TITLES, BenchmarkError, load, public_names
 
     out: dict[str, list[str]] = {}
-    for name in NAMES:
+    for name in public_names():
         try:
             items = load(name).items
         except (BenchmarkError, OSError):

@@ -1,1 +1,1 @@
-"""Evaluation of served models on NL4OPT, OptiBench, B4O-Feasible and B4O-ORGEval."""
+"""Evaluation of served models on every registered benchmark (``ortrex.benchmarks``)."""

@@ -23,9 +23,11 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ortrex.benchmarks.registry import Benchmark, BenchmarkError, Item, load
+from ortrex.benchmarks.base import Benchmark, BenchmarkError, Item
+from ortrex.benchmarks.registry import load
 from ortrex.evaluation.results import read_results
 from ortrex.jobs import Executor, TaskFailure
+from ortrex.served.buffer import JsonlSink, RowBuffer
 from ortrex.served.client import Client, Completion, Sampling
 from ortrex.served.prompts import Pool, messages, template_hash
 from ortrex.served.scoring import (
@@ -102,17 +104,7 @@ def default_output(spec: EvalSpec) -> Path:
 
 def load_benchmarks(spec: EvalSpec) -> list[Benchmark]:
     """The benchmarks of a run, loaded (errors before any work)."""
-    out = []
-    for name in spec.benchmarks:
-        if name == "ortrex-heldout":
-            from ortrex.benchmarks.heldout import load_heldout
-
-            if spec.db is None:
-                raise BenchmarkError("ortrex-heldout needs a store (--db)")
-            out.append(load_heldout(spec.db))
-        else:
-            out.append(load(name, spec.data_dir))
-    return out
+    return [load(name, spec.data_dir, spec.db) for name in spec.benchmarks]
 
 
 def _timed_score(item: Item, comp: Completion, sandboxes: SandboxPool, limits: Limits,
@@ -150,6 +142,8 @@ async def _run_bench(br: BenchRun, client: Client, spec: EvalSpec, pool: Pool | 
     if progress:
         progress(br.bench.name, finished, total)
     out = open(br.path, "a", encoding="utf-8")  # noqa: SIM115 - closed in finally
+    # A line per sample, written as soon as it is scored: a killed run keeps every line.
+    lines = RowBuffer(JsonlSink({br.bench.name: out}), every=1)
 
     prompts: dict[str, tuple[list[Any], list[dict[str, Any]]]] = {}  # per item, not sample
 
@@ -175,8 +169,8 @@ async def _run_bench(br: BenchRun, client: Client, spec: EvalSpec, pool: Pool | 
                "exec_s": round(v.exec_s, 4), "shots": [s.id for s in shots],
                "prompt": msgs[-1]["content"], "completion": comp.text, "program": v.program,
                "usage": comp.usage}
-        out.write(json.dumps(row) + "\n")
-        out.flush()  # a killed run keeps every line written so far
+        lines.add(br.bench.name, [row])
+        lines.finished()
         finished += 1
         if progress:
             progress(br.bench.name, finished, total)
@@ -184,6 +178,7 @@ async def _run_bench(br: BenchRun, client: Client, spec: EvalSpec, pool: Pool | 
     try:
         await asyncio.gather(*(one(it, s) for it, s in todo))
     finally:
+        lines.flush()
         out.close()
 
 
@@ -219,7 +214,7 @@ def write_manifest(out: Path, spec: EvalSpec, runs: list[BenchRun], timing: Timi
     from ortrex import __version__
     from ortrex.ir.formats.text import write_atomic
     from ortrex.verifiers.sandbox.isolation import support
-    from ortrex.verifiers.solvers import _highs_version
+    from ortrex.verifiers.solvers import highs_version
 
     data = {
         "ortrex_version": __version__, "settings": spec.settings(),
@@ -228,7 +223,7 @@ def write_manifest(out: Path, spec: EvalSpec, runs: list[BenchRun], timing: Timi
         "pass_at_k": "pass@k: any of k samples passes; mean@k: mean pass rate over samples; "
                      "pass@1: sample 0",
         "solvers": {"gurobipy": ".".join(map(str, gurobipy.gurobi.version())),
-                    "highspy": _highs_version()},
+                    "highspy": highs_version()},
         "scoring": "the optimum of the model each program left, captured in the sandbox and "
                    "solved again by ortrex; printed lines and self-reported solves never count",
         "sandbox": support(),

@@ -14,7 +14,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
 
-from ortrex.benchmarks.registry import Benchmark, Item
+from ortrex.benchmarks.base import Benchmark, Item
 from ortrex.served.client import Completion
 from ortrex.served.scoring import score_completion
 from ortrex.verifiers.sandbox.isolation import Limits

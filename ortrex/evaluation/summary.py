@@ -7,7 +7,8 @@ from collections import Counter, defaultdict
 from pathlib import Path
 from typing import Any
 
-from ortrex.benchmarks.registry import NAMES, TITLES, BenchmarkError
+from ortrex.benchmarks.base import BenchmarkError
+from ortrex.benchmarks.registry import NAMES, TITLES
 from ortrex.evaluation.results import read_results
 from ortrex.served.scoring import RULES
 

@@ -120,7 +120,7 @@ class Index:
 
 
 @dataclass
-class Verdict:
+class DatasetCheck:
     """What the verifier found about one dataset (or a set of SFT datasets)."""
 
     prefix: str
@@ -157,10 +157,10 @@ def read_index(path: Path) -> Index:
     return Index(code, lengths, pointers, documents)
 
 
-def verify_dataset(prefix: str | Path, itemsize: int = INT32) -> Verdict:
+def verify_dataset(prefix: str | Path, itemsize: int = INT32) -> DatasetCheck:
     """The byte-level checks of spec §1.5, then a full read-back with ``IndexedDataset``."""
     prefix = str(prefix)
-    v = Verdict(prefix)
+    v = DatasetCheck(prefix)
     idx_path, bin_path = Path(f"{prefix}.idx"), Path(f"{prefix}.bin")
     for p in (idx_path, bin_path):
         if not p.is_file():

@@ -82,7 +82,8 @@ def record(db: str | Path, rep: ExportReport, manifest: Path, source_paths: list
     """The ``exports`` row and lineage edges: each document (or input file) -> the export."""
     from ortrex.store import Store
     from ortrex.store.db import utcnow
-    from ortrex.store.ids import content_id, edge_id
+    from ortrex.store.ids import content_id
+    from ortrex.store.records import lineage_row
 
     now = utcnow()
     eid = rep.export_id
@@ -93,10 +94,8 @@ def record(db: str | Path, rep: ExportReport, manifest: Path, source_paths: list
             "n_docs": int(rep.counts.get("documents written", 0)),
             "sha256": sha256_file(manifest), "manifest": json.dumps(data),
             "created_at": now, "run_id": None}], on_conflict="replace")
-        edges = [{"id": edge_id(d, eid, "exported"), "parent_id": d, "parent_kind": "document",
-                  "child_id": eid, "child_kind": "export", "relation": "exported",
-                  "operator": rep.kind, "params": None, "created_at": now, "run_id": None}
-                 for d in dict.fromkeys(rep.document_ids)]
+        edges = [lineage_row(d, "document", eid, "export", "exported", operator=rep.kind,
+                             created_at=now) for d in dict.fromkeys(rep.document_ids)]
         sources = []
         for p in source_paths:
             path = Path(p).resolve()
@@ -105,10 +104,8 @@ def record(db: str | Path, rep: ExportReport, manifest: Path, source_paths: list
             sources.append({"id": sid, "path": str(path), "sha256": sha, "format": "jsonl",
                             "size_bytes": path.stat().st_size, "first_seen_at": now,
                             "run_id": None})
-            edges.append({"id": edge_id(sid, eid, "exported"), "parent_id": sid,
-                          "parent_kind": "source", "child_id": eid, "child_kind": "export",
-                          "relation": "exported", "operator": rep.kind, "params": None,
-                          "created_at": now, "run_id": None})
+            edges.append(lineage_row(sid, "source", eid, "export", "exported",
+                                     operator=rep.kind, created_at=now))
         if sources:
             store.insert("sources", sources)
         if edges:

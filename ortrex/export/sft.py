@@ -23,7 +23,7 @@ import numpy as np
 
 from ortrex.export.cpt import HELD_OUT, NOT_HELD_OUT
 from ortrex.export.errors import ExportError
-from ortrex.export.sources import Chunk, Item, parse_lines
+from ortrex.export.sources import Chunk, Record, parse_lines
 from ortrex.export.templates import (
     IGNORE,
     PROMPT_TYPES,
@@ -77,7 +77,7 @@ def encode_chunk(tok: Tok, job: tuple[Chunk, SftOptions]) -> Samples:
     chunk, opts = job
     out = Samples()
     items = parse_lines(chunk, (opts.key,))[opts.key] if chunk.lines else \
-        [Item(i, v) for i, v in chunk.rows]
+        [Record(i, v) for i, v in chunk.rows]
     good: list[tuple[str, Rendering]] = []
     for it in items:
         if it.error is None and isinstance(it.value, str):  # a JSON column of the store

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ortrex.export.cpt import CptOptions, _write, tokenize_chunk
+from ortrex.export.cpt_tokens import CptOptions, tokenize_chunk, write_documents
 from ortrex.export.errors import ExportError
 from ortrex.export.indexed import commit_all, writers
 from ortrex.export.sources import Chunk
@@ -78,7 +78,7 @@ def write_shard(task: ShardTask) -> ShardResult:
             res.counts.update(got.counts)
             for key, w in zip(opts.keys, ws, strict=True):
                 kr = got.keys[key]
-                res.written += _write(w, kr)
+                res.written += write_documents(w, kr)
                 res.tokens += int(kr.lengths.sum())
                 res.encoded += int(kr.flat.size)
                 if not chunk.lines:  # store rows: the ids of the documents written

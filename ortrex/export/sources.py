@@ -25,7 +25,7 @@ class Chunk:
 
 
 @dataclass
-class Item:
+class Record:
     """One parsed input record, or the reason it is bad."""
 
     key: str  # a document id, or path:line
@@ -51,10 +51,10 @@ def jsonl_chunks(paths: list[Path], chunk_bytes: int | None = None) -> Iterator[
                 line_no += len(lines)
 
 
-def parse_lines(chunk: Chunk, keys: tuple[str, ...]) -> dict[str, list[Item]]:
+def parse_lines(chunk: Chunk, keys: tuple[str, ...]) -> dict[str, list[Record]]:
     """Records of a JSONL chunk, per key: that key's value of each line (blank lines skipped;
     each line parsed once whatever the number of keys)."""
-    out: dict[str, list[Item]] = {k: [] for k in keys}
+    out: dict[str, list[Record]] = {k: [] for k in keys}
     for k, raw in enumerate(chunk.lines):
         where = f"{chunk.path}:{chunk.first_line + k}"
         if not raw.strip():
@@ -67,11 +67,11 @@ def parse_lines(chunk: Chunk, keys: tuple[str, ...]) -> dict[str, list[Item]]:
             error = None if isinstance(obj, dict) else f"{where}: expected a JSON object"
         for key in keys:
             if error is not None:
-                out[key].append(Item(where, error=error))
+                out[key].append(Record(where, error=error))
             elif key not in obj:
-                out[key].append(Item(where, error=f"{where}: missing key {key!r}"))
+                out[key].append(Record(where, error=f"{where}: missing key {key!r}"))
             else:
-                out[key].append(Item(where, obj[key]))
+                out[key].append(Record(where, obj[key]))
     return out
 
 

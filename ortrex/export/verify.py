@@ -7,7 +7,7 @@ from pathlib import Path
 import numpy as np
 
 from ortrex.export.errors import ExportError
-from ortrex.export.indexed import Verdict, megatron, read_index, verify_dataset
+from ortrex.export.indexed import DatasetCheck, megatron, read_index, verify_dataset
 from ortrex.export.templates import IGNORE
 
 
@@ -61,12 +61,12 @@ def verify_sft(prefix: str | Path, seq_length: int | None = None, bos: int | Non
     return problems
 
 
-def verify_export(prefix: str | Path, seq_length: int | None = None) -> list[Verdict]:
+def verify_export(prefix: str | Path, seq_length: int | None = None) -> list[DatasetCheck]:
     """Every dataset of an export, plus the SFT cross-file checks when it is SFT."""
     out = [verify_dataset(p) for p in datasets_of(prefix)]
     sft = Path(f"{prefix}_packed_input_ids_document.idx")
     if sft.exists() and all(v.ok for v in out):
         extra = verify_sft(prefix, seq_length)
         if extra:
-            out.append(Verdict(f"{prefix} (SFT)", extra))
+            out.append(DatasetCheck(f"{prefix} (SFT)", extra))
     return out

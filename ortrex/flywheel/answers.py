@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any
 
-from ortrex.benchmarks.registry import Item
+from ortrex.benchmarks.base import Item
 from ortrex.flywheel.diagnose import Diagnosis, ordered, program_diagnoses
 from ortrex.flywheel.diff import diagnose_models
 from ortrex.ir.canonical import CanonicalModel

@@ -1,10 +1,10 @@
 """``ortrex clean``: the Clean / Clean-CoT flywheel over diagnosed answers.
 
-For each mistaken answer (``ortrex distill``): a repair is proposed (``engine.clean``:
+For each mistaken answer (``ortrex distill``): a repair is proposed (``flywheel.repair``:
 deterministic from the semantic model where every diagnosed mistake is mechanical, else by the
 served model with the diagnosis), validated locally (the repaired program scored like an
 answer: static contract, sandboxed run, the verified optimum, structural equivalence) and
-reviewed per branch (``engine.review``: the verifiers, plus the served reviewer when there is
+reviewed per branch (``flywheel.review``: the verifiers, plus the served reviewer when there is
 an endpoint). A branch takes the first round whose review passes and whose validation passes;
 until every branch has one, a served repair gets another round with the reason it was not
 accepted, up to ``--max-rounds``, and a repair that repeats an earlier one (or the first answer)
@@ -18,7 +18,7 @@ stops the loop. Accepted repairs become SFT examples that must meet the export c
 Every answer and branch leaves a ``clean_stages`` row (diagnosed, repaired, reviewer passed,
 validated, exported, or the failure that stopped it): the run's stage table per mistake class.
 Lineage: answer -> diagnosis -> repair -> review -> example. One answer's rounds are
-``engine.rounds``.
+``flywheel.rounds``.
 """
 
 from __future__ import annotations
@@ -29,73 +29,21 @@ import os
 import time
 import zlib
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
 from typing import Any
 
 from ortrex.flywheel.answers import problem_rows
+from ortrex.flywheel.clean_spec import CleanSpec
 from ortrex.flywheel.diagnose import Diagnosis
-from ortrex.flywheel.distill import Progress, Rows, Served
+from ortrex.flywheel.distill import Progress, row_buffer
 from ortrex.flywheel.rounds import Answer, Ctx, clean_answer
 from ortrex.jobs import JobError
+from ortrex.served.buffer import RowBuffer
 from ortrex.served.client import Sampling
 from ortrex.store.db import Store, utcnow
 from ortrex.store.errors import QueryError
-from ortrex.store.ids import content_id
 from ortrex.store.records import finish_run, start_run
 from ortrex.verifiers.sandbox.isolation import Limits
 from ortrex.verifiers.sandbox.pool import SandboxPool
-
-BRANCHES = ("clean", "clean_cot")
-REPAIRS = ("auto", "deterministic", "served")
-
-
-@dataclass
-class CleanSpec:
-    """How answers are cleaned."""
-
-    served: Served | None = None  # the endpoint (None: deterministic repairs, verifier review)
-    model: str | None = None  # the repairing model
-    reviewer: str | None = None  # the reviewing model (default: ``model``)
-    branches: tuple[str, ...] = BRANCHES
-    repair: str = "auto"
-    where: str | None = None  # SQL filter over the answers
-    limit: int | None = None
-    max_rounds: int = 3
-    workers: int = 2
-    exec_timeout: float = 60.0
-    temperature: float = 0.0
-    max_tokens: int = 8192
-    seed: int = 42
-
-    def __post_init__(self) -> None:
-        for b in self.branches:
-            if b not in BRANCHES:
-                raise JobError(f"unknown branch {b!r}; expected some of {', '.join(BRANCHES)}")
-        if not self.branches:
-            raise JobError("give at least one branch")
-        if self.repair not in REPAIRS:
-            raise JobError(f"unknown --repair {self.repair!r}; expected one of "
-                           f"{', '.join(REPAIRS)}")
-        if self.max_rounds < 1:
-            raise JobError(f"--max-rounds must be at least 1, got {self.max_rounds}")
-        if (self.served is None) != (self.model is None):
-            raise JobError("give both --base-url and --model, or neither")
-        if self.repair == "served" and self.served is None:
-            raise JobError("--repair served needs a served model (--base-url and --model)")
-
-    def settings(self) -> dict[str, Any]:
-        """What makes two runs the same run."""
-        return {"base_url": self.served.base_url.rstrip("/") if self.served else None,
-                "model": self.model, "reviewer": self.reviewer or self.model,
-                "branches": list(self.branches), "repair": self.repair, "where": self.where,
-                "limit": self.limit, "max_rounds": self.max_rounds,
-                "exec_timeout": self.exec_timeout, "temperature": self.temperature,
-                "max_tokens": self.max_tokens, "seed": self.seed}
-
-    @property
-    def run_id(self) -> str:
-        """Content-derived: the same command is the same run."""
-        return content_id("run", "clean", self.settings())
 
 
 def select_answers(store: Store, spec: CleanSpec) -> list[Answer]:
@@ -138,12 +86,12 @@ def run_clean(store: Store, spec: CleanSpec, progress: Progress | None = None
     """Clean every selected answer (or resume); the stage table and summary."""
     answers = select_answers(store, spec)
     os.environ.setdefault("OMP_NUM_THREADS", "1")
-    rows = Rows()
+    rows = row_buffer(store)
     t0 = time.perf_counter()
     try:
         asyncio.run(_clean(store, spec, answers, rows, progress))
     finally:
-        rows.flush(store)
+        rows.flush()
     table = stage_table(store, spec.run_id)
     summary = {"run_id": spec.run_id, "answers": len(answers), "stages": table,
                "seconds": round(time.perf_counter() - t0, 2),
@@ -155,7 +103,7 @@ def run_clean(store: Store, spec: CleanSpec, progress: Progress | None = None
     return summary
 
 
-async def _clean(store: Store, spec: CleanSpec, answers: list[Answer], rows: Rows,
+async def _clean(store: Store, spec: CleanSpec, answers: list[Answer], rows: RowBuffer,
                  progress: Progress | None) -> None:
     served = spec.served
     repairer = reviewer = None
@@ -183,9 +131,7 @@ async def _clean(store: Store, spec: CleanSpec, answers: list[Answer], rows: Row
                 "created_at": now}])
             key = "exported" if b.exported else ("failed" if b.failure else "rejected")
             tally[key] = tally.get(key, 0) + 1
-        rows.n += 1
-        if rows.due():
-            rows.flush(store)
+        rows.finished()
         done[0] += 1
         if progress:
             progress(done[0], len(answers), ", ".join(f"{k} {v}" for k, v in tally.items()))

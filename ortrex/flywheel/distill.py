@@ -3,7 +3,7 @@ and diagnosed against the verified instance and stored with its lineage.
 
 Requests go through the evaluation's client (``--concurrency`` in flight, retries with backoff,
 every completion cached on disk before it is scored); answers are scored in ``--workers``
-threads, each with a warm sandbox (``engine.answers``). Rows are written in small transactions
+threads, each with a warm sandbox (``flywheel.answers``). Rows are written in small transactions
 as answers come in, so a killed run keeps what it finished; a rerun of the same command skips
 what is stored and takes what is cached from the disk, asking the endpoint only for the rest.
 An item the endpoint could not answer (after its retries) or whose scoring raised is a
@@ -20,19 +20,20 @@ import zlib
 from collections import Counter
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from ortrex.flywheel.answers import Problem, Scored, problem_rows, score_answer
 from ortrex.flywheel.diagnose import Diagnosis
 from ortrex.jobs import JobError, TaskFailure
+from ortrex.served.buffer import RowBuffer, StoreSink
 from ortrex.served.client import Client, Sampling
 from ortrex.served.prompts import template_hash
 from ortrex.store.db import Store, utcnow
 from ortrex.store.errors import QueryError
-from ortrex.store.ids import content_id, edge_id
-from ortrex.store.records import failure_row, finish_run, start_run
+from ortrex.store.ids import content_id
+from ortrex.store.records import failure_row, finish_run, lineage_row, start_run
 from ortrex.verifiers.sandbox.isolation import Limits
 from ortrex.verifiers.sandbox.pool import SandboxPool
 
@@ -80,44 +81,20 @@ class DistillSpec:
         return content_id("run", "distill", self.settings())
 
 
-@dataclass
-class Rows:
-    """Rows waiting for the next transaction (the single writer's batch)."""
+# Rows a rerun rewrites: an item's failure (asked again) and an answer's stage row.
+REWRITTEN = ("task_failures", "clean_stages")
 
-    tables: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
-    cleared: list[str] = field(default_factory=list)  # task_failures ids that succeeded now
-    n: int = 0
-    last: float = field(default_factory=time.monotonic)
 
-    def add(self, table: str, rows: list[dict[str, Any]]) -> None:
-        """Queue rows of a table."""
-        self.tables.setdefault(table, []).extend(rows)
-
-    def due(self) -> bool:
-        """Whether a commit is due (every 16 items or 1 s)."""
-        return self.n >= 16 or time.monotonic() - self.last > 1.0
-
-    def flush(self, store: Store) -> None:
-        """Commit everything queued in one transaction."""
-        if not self.tables and not self.cleared:
-            return
-        with store.transaction():
-            if self.cleared:
-                store.conn.execute("DELETE FROM task_failures WHERE id IN (SELECT unnest(?))",
-                                   [self.cleared])
-            for table, rows in self.tables.items():
-                store.insert(table, rows, on_conflict="replace" if table in (
-                    "task_failures", "clean_stages") else "ignore")
-        self.tables, self.cleared, self.n, self.last = {}, [], 0, time.monotonic()
+def row_buffer(store: Store) -> RowBuffer:
+    """The flywheel jobs' single writer: a transaction every 16 items or 1 s."""
+    return RowBuffer(StoreSink(store, REWRITTEN), every=16, age_s=1.0)
 
 
 def edge(parent: str, pkind: str, child: str, ckind: str, relation: str, operator: str | None,
          run_id: str, now: Any, params: dict[str, Any] | None = None) -> dict[str, Any]:
-    """A lineage row."""
-    return {"id": edge_id(parent, child, relation, operator), "parent_id": parent,
-            "parent_kind": pkind, "child_id": child, "child_kind": ckind, "relation": relation,
-            "operator": operator, "params": json.dumps(params or {}), "created_at": now,
-            "run_id": run_id}
+    """A lineage row (``ortrex.store.records.lineage_row``, params as JSON text)."""
+    return lineage_row(parent, pkind, child, ckind, relation, operator=operator,
+                       params=json.dumps(params or {}), created_at=now, run_id=run_id)
 
 
 def item_failure(run_id: str, command: str, key: str, error: str, attempts: int = 1,
@@ -190,14 +167,14 @@ def run_distill(store: Store, spec: DistillSpec, progress: Progress | None = Non
             if (p.document_id, s) not in done]
     os.environ.setdefault("OMP_NUM_THREADS", "1")
     stats: Counter[str] = Counter()
-    rows = Rows()
+    rows = row_buffer(store)
     t0 = time.perf_counter()
     try:
         asyncio.run(_distill(store, spec, todo, len(problems) * spec.sampling.k,
                              len(problems) * spec.sampling.k - len(todo), rows, stats,
                              progress))
     finally:
-        rows.flush(store)
+        rows.flush()
     summary = distill_summary(store, run_id)
     summary["seconds"] = round(time.perf_counter() - t0, 2)
     summary["requests"] = {k: v for k, v in stats.items()}
@@ -206,7 +183,7 @@ def run_distill(store: Store, spec: DistillSpec, progress: Progress | None = Non
 
 
 async def _distill(store: Store, spec: DistillSpec, todo: list[tuple[Problem, int]],
-                   total: int, finished: int, rows: Rows, stats: Counter[str],
+                   total: int, finished: int, rows: RowBuffer, stats: Counter[str],
                    progress: Progress | None) -> None:
     client = spec.served.client(spec.sampling, store.path)
     sandboxes = SandboxPool()
@@ -241,12 +218,10 @@ async def _distill(store: Store, spec: DistillSpec, todo: list[tuple[Problem, in
                 for table, got in answer_rows(spec, p, sample, comp.text, scored,
                                               prompt).items():
                     rows.add(table, got)
-                rows.cleared.append(f"{spec.run_id}:{key}")
+                rows.drop("task_failures", [f"{spec.run_id}:{key}"])
                 outcomes[scored.outcome if scored.outcome == "passed" else
                          (scored.mistake or "mistaken")] += 1
-        rows.n += 1
-        if rows.due():
-            rows.flush(store)
+        rows.finished()
         count[0] += 1
         if progress:
             progress(count[0], total, ", ".join(f"{k} {v}" for k, v in outcomes.most_common(4)))

@@ -2,7 +2,7 @@
 model where the fix is mechanical, or by the served model given the diagnosis.
 
 * **Deterministic** (classes in ``MECHANICAL``: a type, a bound, a sense, a units factor, the
-  output contract): first the fix spliced into the answer's own program (``engine.patch``:
+  output contract): first the fix spliced into the answer's own program (``flywheel.splice``:
   the type, constant bound or sense the semantic model gives, at the family the program named);
   where that cannot be placed or does not validate, the program written from the semantic model
   (name-keyed where the model fits that style, index loops otherwise; ``data.json`` read where
@@ -19,9 +19,9 @@ from typing import Any
 
 from ortrex.flywheel.answers import Problem, fenced
 from ortrex.flywheel.diagnose import MECHANICAL, Diagnosis
-from ortrex.flywheel.patch import Fix, apply
+from ortrex.flywheel.splice import Fix, apply
 from ortrex.ir.semantic import SemanticModel
-from ortrex.served.prompts import _DATA, SYSTEM
+from ortrex.served.prompts import DATA_FILE_NOTE, SYSTEM
 
 REPAIR = """A first answer to the problem below builds a model that the verifiers found wrong. \
 Repair it.
@@ -141,7 +141,7 @@ def repair_messages(problem: Problem, program: str | None, diagnoses: list[Diagn
         if prog:
             notes += fenced(prog) + "\n"
     user = REPAIR.format(diagnosis=diagnosis_text(diagnoses), feedback=notes,
-                         data=_DATA if problem.files else "",
+                         data=DATA_FILE_NOTE if problem.files else "",
                          program=fenced(program) if program else "(no program)",
                          question=problem.question.strip())
     return [{"role": "system", "content": SYSTEM}, {"role": "user", "content": user}]

@@ -51,7 +51,7 @@ class ReviewReplyError(ValueError):
 
 
 @dataclass
-class Verdict:
+class ReviewVerdict:
     """A review: pass or reject, the reason, and what each part said."""
 
     passed: bool
@@ -62,7 +62,7 @@ class Verdict:
 _DOMAINS = {"C": "continuous", "I": "integer", "B": "binary"}
 
 
-def verifier_review(problem: Problem, first: Scored, repaired: Scored) -> Verdict:
+def verifier_review(problem: Problem, first: Scored, repaired: Scored) -> ReviewVerdict:
     """The verifiers' half: no difference from the verified model that the first answer did
     not have (the repair changes only what the diagnosis named)."""
     before = {d.key for d in first.diagnoses}
@@ -74,7 +74,7 @@ def verifier_review(problem: Problem, first: Scored, repaired: Scored) -> Verdic
     if not reasons and repaired.captured is None and first.captured is not None:
         reasons.append("the repaired program leaves no model"
                        + (f" ({repaired.detail[:120]})" if repaired.detail else ""))
-    return Verdict(not reasons, "; ".join(reasons),
+    return ReviewVerdict(not reasons, "; ".join(reasons),
                    {"new": [d.to_dict() for d in repaired.diagnoses if d.key not in before]})
 
 

@@ -1,6 +1,6 @@
 """One answer through the Clean / Clean-CoT flywheel (``ortrex clean``): repair rounds, per-branch
 reviews, local validation and the export of each branch's example, with the rows each step
-writes (repairs, reviews, lineage, documents). The job around it is ``engine.flywheel``."""
+writes (repairs, reviews, lineage, documents). The job around it is ``flywheel.clean``."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 from ortrex import __version__
 from ortrex.flywheel.answers import Problem, Scored, fenced, score_answer
 from ortrex.flywheel.diagnose import Diagnosis
-from ortrex.flywheel.distill import Rows, edge, item_failure
+from ortrex.flywheel.distill import edge, item_failure
 from ortrex.flywheel.repair import (
     Proposal,
     actionable,
@@ -25,11 +25,12 @@ from ortrex.flywheel.repair import (
 )
 from ortrex.flywheel.review import (
     ReviewReplyError,
-    Verdict,
+    ReviewVerdict,
     parse_verdict,
     review_messages,
     verifier_review,
 )
+from ortrex.served.buffer import RowBuffer
 from ortrex.served.client import Client
 from ortrex.store.db import Store, utcnow
 from ortrex.store.ids import content_id
@@ -37,7 +38,7 @@ from ortrex.verifiers.sandbox.isolation import Limits
 from ortrex.verifiers.sandbox.pool import SandboxPool
 
 if TYPE_CHECKING:
-    from ortrex.flywheel.clean import CleanSpec
+    from ortrex.flywheel.clean_spec import CleanSpec
 
 RENDERER = f"ortrex-clean/{__version__}"
 
@@ -81,7 +82,7 @@ class Ctx:
 
     store: Store
     spec: CleanSpec
-    rows: Rows
+    rows: RowBuffer
     pool: ThreadPoolExecutor
     sandboxes: SandboxPool
     limits: Limits
@@ -235,7 +236,7 @@ async def _served_repair(ctx: Ctx, a: Answer, acts: list[Diagnosis],
 
 
 async def _review(ctx: Ctx, a: Answer, first: Scored, proposal: Proposal,
-                  validation: Scored, branch: str) -> Verdict:
+                  validation: Scored, branch: str) -> ReviewVerdict:
     """The reviewer's verdict in one branch: the verifiers, then the served reviewer."""
     assert proposal.program is not None
     v = verifier_review(a.problem, first, validation)
@@ -246,10 +247,10 @@ async def _review(ctx: Ctx, a: Answer, first: Scored, proposal: Proposal,
         reasoning = _reasoning(a, validation)
         lang = _language(a, reasoning)
         if lang:
-            v = Verdict(False, "; ".join(x for x in (v.reason, f"reasoning: {lang}") if x))
+            v = ReviewVerdict(False, "; ".join(x for x in (v.reason, f"reasoning: {lang}") if x))
         details["reasoning"] = reasoning
     if ctx.reviewer is None:
-        return Verdict(v.passed, v.reason, details)
+        return ReviewVerdict(v.passed, v.reason, details)
     msgs = review_messages(a.problem, a.program, actionable(a.diagnoses), proposal.program,
                            reasoning)
     comp = await ctx.reviewer.complete(msgs, 0)
@@ -262,7 +263,7 @@ async def _review(ctx: Ctx, a: Answer, first: Scored, proposal: Proposal,
     details["served"] = {"accepted": ok, "reason": reason}
     passed = v.passed and ok
     why = "; ".join(x for x in (v.reason, "" if ok else f"reviewer: {reason}") if x)
-    return Verdict(passed, why, details)
+    return ReviewVerdict(passed, why, details)
 
 
 def _reasoning(a: Answer, validation: Scored) -> str:
@@ -304,7 +305,7 @@ def _lineage_repair(ctx: Ctx, a: Answer, repair: dict[str, Any], p: Proposal) ->
 
 
 def _review_row(ctx: Ctx, a: Answer, repair: dict[str, Any], branch: str,
-                v: Verdict) -> None:
+                v: ReviewVerdict) -> None:
     reviewer = "verifiers" + (f"+{ctx.spec.reviewer or ctx.spec.model}"
                               if ctx.reviewer is not None else "")
     rid = content_id("review", repair["id"], branch, reviewer)

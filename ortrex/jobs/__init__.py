@@ -3,9 +3,11 @@
 A job is a deterministic list of tasks with content-derived keys, a pure worker function and
 an idempotent batch writer; ``drive`` runs any job on any executor (this process, local worker
 processes, Ray), in task order, with early stop, per-task failures and retries, and a clean
-stop on Ctrl-C.
+stop on Ctrl-C. Every job's writer is a ``BatchWriter`` (rows by table, one transaction per flush,
+a conflict policy per table) and ``run_job`` runs it (executor lifetime, run start and finish).
 """
 
+from ortrex.jobs.batch import IGNORE, REPLACE, BatchWriter, Policy, executor_for, run_job
 from ortrex.jobs.driver import DriveStats, Interrupted, JobWriter, drive, in_order
 from ortrex.jobs.executors import (
     EXECUTORS,
@@ -19,6 +21,7 @@ from ortrex.jobs.executors import (
 )
 from ortrex.jobs.failures import Guarded, TaskFailure
 
-__all__ = ["EXECUTORS", "MAX_WORKERS", "DriveStats", "Executor", "ExecutorError", "Guarded",
-           "InlineExecutor", "Interrupted", "JobError", "JobWriter", "LocalExecutor", "TaskFailure",
-           "drive", "in_order", "make_executor"]
+__all__ = ["EXECUTORS", "IGNORE", "MAX_WORKERS", "REPLACE", "BatchWriter", "DriveStats", "Executor",
+           "ExecutorError", "Guarded", "InlineExecutor", "Interrupted", "JobError", "JobWriter",
+           "LocalExecutor", "Policy", "TaskFailure", "drive", "executor_for", "in_order",
+           "make_executor", "run_job"]

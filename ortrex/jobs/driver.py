@@ -14,8 +14,8 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any, Protocol, TypeVar
 
-from ortrex.jobs.executors import Executor
 from ortrex.jobs.failures import Interrupted, TaskFailure, signalled
+from ortrex.jobs.protocol import Executor
 
 T = TypeVar("T")
 

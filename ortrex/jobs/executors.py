@@ -18,39 +18,13 @@ from concurrent.futures import TimeoutError as FutureTimeout
 from concurrent.futures import wait as futures_wait
 from concurrent.futures.process import BrokenProcessPool
 from itertools import islice
-from typing import Any, Protocol
+from typing import Any
 
 from ortrex.jobs.failures import Guarded, TaskFailure, crash, run_chunk
+from ortrex.jobs.protocol import POLL_S, Executor, ExecutorError, JobError
 
 MAX_WORKERS = max(8, 4 * (os.cpu_count() or 1))  # more than this is a typo, not a plan
 EXECUTORS = ("local", "ray")
-POLL_S = 0.25  # waits are sliced so that Ctrl-C reaches the driver at once
-
-
-class JobError(ValueError):
-    """A job that cannot run as asked: a bad spec, executor or resume (one line, exit 2)."""
-
-
-ExecutorError = JobError  # an executor that cannot be set up as asked is a job that cannot run
-
-
-class Executor(Protocol):
-    """Runs tasks; results (or ``TaskFailure`` values) come back in task order."""
-
-    kind: str
-    workers: int
-
-    def map(self, fn: Callable[[Any], Any], items: Iterable[Any]) -> Iterator[Any]:
-        """Apply ``fn`` to ``items`` lazily, yielding results in input order."""
-        ...
-
-    def close(self) -> None:
-        """Release workers."""
-
-    def submit(self, fn: Callable[[Any], Any], item: Any) -> Future[Any]:
-        """One task on its own (for callers that await results as they come, such as the
-        asynchronous evaluation loop); its future holds the result or a ``TaskFailure``."""
-        ...
 
 
 class InlineExecutor:
@@ -250,5 +224,5 @@ def make_executor(workers: int, kind: str = "local", *, retries: int = 2,
     return InlineExecutor(retries) if workers == 1 else LocalExecutor(workers, retries=retries)
 
 
-__all__ = ["EXECUTORS", "MAX_WORKERS", "Executor", "ExecutorError", "InlineExecutor", "JobError",
-           "LocalExecutor", "TaskFailure", "make_executor", "wait_result"]
+__all__ = ["EXECUTORS", "MAX_WORKERS", "POLL_S", "Executor", "ExecutorError", "InlineExecutor",
+           "JobError", "LocalExecutor", "TaskFailure", "make_executor", "wait_result"]

@@ -18,8 +18,8 @@ from concurrent.futures import Future
 from itertools import islice
 from typing import Any
 
-from ortrex.jobs.executors import POLL_S, ExecutorError
 from ortrex.jobs.failures import Guarded, crash, run_chunk
+from ortrex.jobs.protocol import POLL_S, ExecutorError
 
 
 def _ray() -> Any:

@@ -59,14 +59,21 @@ def apply_ortrex_kernels(model: nn.Module | None = None, *, swiglu: bool = True,
     v4.STATE.swiglu = swiglu
     v4.STATE.moe_permute = moe_permute
     v4.STATE.rope_inplace = rope_inplace
-    wanted = {"swiglu": swiglu, "experts": swiglu or moe_permute, "rms_norm": rms_norm,
-              "weighted_rms_norm": weighted_rms_norm}
+    # What each op replaces is its row of the kernel table; an op no switch names (a
+    # plugin's) is on.
+    switches = {"swiglu": swiglu, "rms_norm": rms_norm, "rope": rope, "moe_permute": moe_permute}
+    chosen = [op for op in registry.ops() if switches.get(op.flag, True)]
+    wanted = {key: any(key in op.swaps for op in chosen)
+              for op in registry.ops() for key in op.swaps}
+    # Not an op of its own: ortrex's weighted RMSNorm instead of Liger's.
+    wanted["weighted_rms_norm"] = weighted_rms_norm
     for key, on in wanted.items():
         attr, _, ours = v4.SWAPS[key]
         if on:
             _set(hf, attr, ours)
-    if rope:
-        _set(hf, "apply_rotary_pos_emb", v4.apply_rotary_pos_emb)
+    for op in chosen:
+        for fn in op.functions:
+            _set(hf, fn, getattr(v4, fn))
 
     use_liger, liger_why = registry.liger_status(name) if liger else (False, "liger=False")
     if use_liger:

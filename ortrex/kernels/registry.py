@@ -4,6 +4,11 @@ Automatic choice: ``npu`` when ``torch_npu`` imports and an NPU is present, ``tr
 CUDA is available, ``eager`` otherwise. ``ORTREX_KERNELS=eager|triton|npu`` (or an explicit
 ``backend=``) overrides it; a requested backend that cannot run raises
 :class:`KernelBackendError` (never a silent fallback).
+
+The ops are rows of one table (``KERNELS``): the module that implements each, what runs on
+each backend, the ``transformers`` DeepSeek-V4 attributes it replaces and the switch of
+``apply_ortrex_kernels`` that turns it on. ``explain`` and ``patch`` read the table; a plugin
+(``ortrex.plugins``) adds an op with :func:`register_kernel`.
 """
 
 from __future__ import annotations
@@ -18,10 +23,63 @@ from types import ModuleType
 import torch
 
 from ortrex.kernels import utils
+from ortrex.plugins import Registry
 
 BACKENDS = ("eager", "triton", "npu")
-OPS = ("swiglu_limit", "rms_norm", "rope", "moe_permute")
 ENV = "ORTREX_KERNELS"
+
+
+@dataclass(frozen=True)
+class KernelOp:
+    """One fused op: ``module`` implements it (eager reference, Triton kernels, NPU path);
+    ``npu`` names the ``torch_npu`` functions its NPU path needs and ``npu_impl`` says what
+    runs when they are all there (else the PyTorch reference); ``swaps`` are the keys of
+    ``deepseek_v4.SWAPS`` (transformers classes) and ``functions`` the module-level functions
+    of ``modeling_deepseek_v4`` it replaces; ``flag`` is its ``apply_ortrex_kernels`` switch."""
+
+    name: str
+    module: str
+    flag: str
+    npu: tuple[str, ...] = ()
+    npu_impl: str = ""
+    swaps: tuple[str, ...] = ()
+    functions: tuple[str, ...] = ()
+    eager_impl: str = "PyTorch reference"
+    triton_impl: str = "Triton fwd/bwd kernels"
+
+
+# Every read loads the plugins first, so a plugin's op is listed (and patched) like these.
+KERNELS: Registry[KernelOp] = Registry()
+
+
+def register_kernel(op: KernelOp) -> KernelOp:
+    """Add ``op`` to the kernel table (once)."""
+    KERNELS.add(op.name, op, "kernel op")
+    return op
+
+
+BUILTIN: tuple[KernelOp, ...] = (
+    KernelOp("swiglu_limit", "ortrex.kernels.swiglu_limit", "swiglu", ("npu_swiglu",),
+             "clamp + torch_npu.npu_swiglu", swaps=("swiglu", "experts")),
+    KernelOp("rms_norm", "ortrex.kernels.rms_norm", "rms_norm", ("npu_rms_norm",),
+             "torch_npu.npu_rms_norm", swaps=("rms_norm",)),
+    KernelOp("rope", "ortrex.kernels.rope", "rope", ("npu_rotary_mul",),
+             "torch_npu.npu_rotary_mul(interleave) for batch-shared cos/sin, else PyTorch "
+             "reference", functions=("apply_rotary_pos_emb",)),
+    KernelOp("moe_permute", "ortrex.kernels.moe_permute", "moe_permute",
+             ("npu_moe_token_permute", "npu_moe_token_unpermute"),
+             "torch_npu.npu_moe_token_permute/_unpermute", swaps=("experts",)),
+)
+for _op in BUILTIN:
+    register_kernel(_op)
+
+# The built-in ops, in table order (named without reading the table: reading loads plugins).
+OPS: tuple[str, ...] = tuple(op.name for op in BUILTIN)
+
+
+def ops() -> tuple[KernelOp, ...]:
+    """Every op of the table: the built-in ones, then the plugins'."""
+    return tuple(KERNELS.values())
 
 
 class KernelBackendError(RuntimeError):
@@ -114,25 +172,20 @@ def _npu_has(name: str) -> bool:
     return mod is not None and hasattr(mod, name)
 
 
+def _impl(op: KernelOp, backend_: str) -> str:
+    if backend_ == "eager":
+        return op.eager_impl
+    if backend_ == "triton":
+        return op.triton_impl
+    if op.npu and all(_npu_has(f) for f in op.npu):
+        return op.npu_impl
+    return f"PyTorch reference (no {op.npu[0]})" if op.npu else "PyTorch reference"
+
+
 def explain(requested: str | None = None) -> list[OpChoice]:
     """How each op runs with ``requested`` (or the environment's) backend, and why."""
     name, why = resolve(requested)
-    if name == "eager":
-        return [OpChoice(op, "eager", "PyTorch reference", why) for op in OPS]
-    if name == "triton":
-        return [OpChoice(op, "triton", "Triton fwd/bwd kernels", why) for op in OPS]
-    return [
-        OpChoice("swiglu_limit", "npu", "clamp + torch_npu.npu_swiglu"
-                 if _npu_has("npu_swiglu") else "PyTorch reference (no npu_swiglu)", why),
-        OpChoice("rms_norm", "npu", "torch_npu.npu_rms_norm"
-                 if _npu_has("npu_rms_norm") else "PyTorch reference (no npu_rms_norm)", why),
-        OpChoice("rope", "npu", "torch_npu.npu_rotary_mul(interleave) for batch-shared cos/sin, "
-                 "else PyTorch reference" if _npu_has("npu_rotary_mul")
-                 else "PyTorch reference (no npu_rotary_mul)", why),
-        OpChoice("moe_permute", "npu", "torch_npu.npu_moe_token_permute/_unpermute"
-                 if _npu_has("npu_moe_token_permute") and _npu_has("npu_moe_token_unpermute")
-                 else "PyTorch reference (no npu_moe_token_permute)", why),
-    ]
+    return [OpChoice(op.name, name, _impl(op, name), why) for op in ops()]
 
 
 def liger_status(name: str) -> tuple[bool, str]:

@@ -28,6 +28,7 @@ from ortrex.render.language import plural
 from ortrex.render.language import unit as unit_text
 from ortrex.render.names import person_name
 from ortrex.render.situation import SITUATION_LAYOUTS, situation_files, tell
+from ortrex.render.tellings import telling_of
 
 FORMS = ("DP", "DT", "DPS")
 SPEC_LAYOUTS = ("narrative", "sections", "memo", "checklist", "question")
@@ -372,6 +373,9 @@ def render_statement(sm: SemanticModel, form: str, layout: str | None = None,
     drawn from the seed when not given, a situation most of the time."""
     if form not in FORMS:
         raise ValueError(f"unknown form {form!r}; expected one of {', '.join(FORMS)}")
+    # A family without a telling is an error, in either kind of layout: a statement recited
+    # from the meanings instead would pass every check and read like no client.
+    telling_of(sm.family)
     rng = np.random.default_rng([seed, sum(map(ord, form))])
     if layout is None:
         kind = "specification" if rng.random() < SPECIFICATION_SHARE else "situation"

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ortrex.benchmarks.registry import BenchmarkError, Item
+from ortrex.benchmarks.base import BenchmarkError, Item
 
 SYSTEM = ("You are an expert in operations research and mathematical optimization. You write "
           "correct, runnable Python with gurobipy.")
@@ -27,7 +27,7 @@ Problem:
 {question}
 """
 
-_DATA = """
+DATA_FILE_NOTE = """
 - The problem's data is in the file `data.json` in the working directory: read it with \
 `json.load(open("data.json"))`; do not retype the data."""
 
@@ -50,12 +50,12 @@ def user_prompt(item: Item) -> str:
     """The user message of an item (its benchmark's template)."""
     if item.kind == "lp":
         return _LP.format(question=item.question.strip())
-    return _SOLVE.format(question=item.question.strip(), data=_DATA if item.files else "")
+    return _SOLVE.format(question=item.question.strip(), data=DATA_FILE_NOTE if item.files else "")
 
 
 def template_hash() -> str:
     """sha256 of the templates (recorded in the manifest)."""
-    return hashlib.sha256(json.dumps([SYSTEM, _SOLVE, _DATA, _LP]).encode()).hexdigest()
+    return hashlib.sha256(json.dumps([SYSTEM, _SOLVE, DATA_FILE_NOTE, _LP]).encode()).hexdigest()
 
 
 @dataclass(frozen=True)

@@ -23,7 +23,7 @@ import time
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from ortrex.benchmarks.registry import Item
+from ortrex.benchmarks.base import Item
 from ortrex.served.client import Completion
 from ortrex.verifiers.sandbox.isolation import Limits
 from ortrex.verifiers.sandbox.pool import SandboxPool

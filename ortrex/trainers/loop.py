@@ -20,7 +20,7 @@ from typing import Any
 import torch
 
 from ortrex.trainers import checkpoint as ckpt
-from ortrex.trainers import data as D
+from ortrex.trainers import datasets as D
 from ortrex.trainers import model as M
 from ortrex.trainers import observe, record, sources
 from ortrex.trainers.config import TrainConfig
@@ -30,7 +30,7 @@ from ortrex.trainers.flops import flops_per_token, peak_flops
 
 
 @dataclass
-class RunResult:
+class TrainResult:
     """What a finished run reports."""
 
     output: Path
@@ -146,7 +146,7 @@ def _peak_memory(device: torch.device) -> int:
 
 
 def train(cfg: TrainConfig, d: Dist, db: str | None, show_progress: bool = True,
-          command: str = "train") -> RunResult:
+          command: str = "train") -> TrainResult:
     """Run (or resume) one training run; every rank calls it."""
     cfg.check()
     out = cfg.output_dir()
@@ -218,7 +218,7 @@ def train(cfg: TrainConfig, d: Dist, db: str | None, show_progress: bool = True,
                                         "output": str(out.resolve())},
                      train_src + list(valid_src.values()), init_ckpt)
     peak, peak_how = peak_flops(d.device, cfg.peak_tflops)
-    res = RunResult(out, rid, cfg.train_iters, kernels, model=info, resumed_from=start)
+    res = TrainResult(out, rid, cfg.train_iters, kernels, model=info, resumed_from=start)
     log = observe.Log(out / observe.LOG, start if resume_from else None) if d.main else None
     meta_base = {"identity": json_safe(cfg.identity()), "run_id": rid, "stage": cfg.stage,
                  "tokenizer": tok, "kernels": kernels}

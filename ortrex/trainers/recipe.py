@@ -140,10 +140,10 @@ def _candidates(out: Path, ev: dict[str, Any] | None, stage: str, db: str | None
                     export_hf(Path(c.path), hf, db)
                 score(ev, hf, out / "eval" / f"step_{c.step:07d}", db)
             d.barrier()
-            from ortrex.trainers.recipe_eval import _mean
+            from ortrex.trainers.recipe_eval import mean_pass_at_1
 
             summary = out / "eval" / f"step_{c.step:07d}" / "summary.json"
-            c.score = _mean(summary) if summary.is_file() else None
+            c.score = mean_pass_at_1(summary) if summary.is_file() else None
     return cands
 
 

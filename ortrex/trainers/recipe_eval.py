@@ -64,7 +64,7 @@ def score(spec: dict[str, Any], hf_dir: Path, out: Path, db: str | None) -> floa
     """Mean pass@1 over the benchmarks for the model in ``hf_dir`` (cached in ``out``)."""
     summary = out / "summary.json"
     if summary.is_file():
-        return _mean(summary)
+        return mean_pass_at_1(summary)
     port = int(spec.get("port", 8000))
     name = str(spec.get("name", "ortrex-checkpoint"))
     cmd = spec["serve"].format(model_dir=shlex.quote(str(hf_dir)), port=port,
@@ -90,10 +90,11 @@ def score(spec: dict[str, Any], hf_dir: Path, out: Path, db: str | None) -> floa
                 raise TrainError(f"ortrex eval of {hf_dir} failed: {line}")
         finally:
             _stop(proc)
-    return _mean(summary)
+    return mean_pass_at_1(summary)
 
 
-def _mean(summary: Path) -> float | None:
+def mean_pass_at_1(summary: Path) -> float | None:
+    """The mean pass@1 over the benchmarks of an eval summary (None: none scored)."""
     data = json.loads(summary.read_text(encoding="utf-8"))
     vals = [b["pass@1"] for b in (data.get("benchmarks") or {}).values()
             if b.get("pass@1") is not None]

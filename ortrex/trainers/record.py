@@ -12,8 +12,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from ortrex import __version__
-from ortrex.trainers.sources import Source
+from ortrex.trainers.sources import DataSource
 
 
 def run_id(identity: dict[str, Any]) -> str:
@@ -32,13 +31,10 @@ def checkpoint_id(rid: str, step: int) -> str:
 
 def _edge(parent: str, pkind: str, child: str, ckind: str, relation: str, rid: str,
           params: dict[str, Any] | None = None) -> dict[str, Any]:
-    from ortrex.store.db import utcnow
-    from ortrex.store.ids import edge_id
+    from ortrex.store.records import lineage_row
 
-    return {"id": edge_id(parent, child, relation), "parent_id": parent, "parent_kind": pkind,
-            "child_id": child, "child_kind": ckind, "relation": relation, "operator": "train",
-            "params": json.dumps(params) if params else None, "created_at": utcnow(),
-            "run_id": rid}
+    return lineage_row(parent, pkind, child, ckind, relation, operator="train",
+                       params=json.dumps(params) if params else None, run_id=rid)
 
 
 @contextmanager
@@ -65,16 +61,14 @@ def _warn(exc: Exception) -> None:
     print(f"warning: the store was not updated ({exc})", file=sys.stderr)
 
 
-def start(db: str, rid: str, command: str, config: dict[str, Any], sources: list[Source],
+def start(db: str, rid: str, command: str, config: dict[str, Any], sources: list[DataSource],
           init_checkpoint: str | None) -> list[str]:
     """The run row (kept as it is when the run resumes) and edges from the exports it reads
     (and the checkpoint it starts from); the export ids found."""
-    from ortrex.store.db import utcnow
+    from ortrex.store.records import run_row
 
     with _store(db) as store:
-        store.insert("runs", [{"id": rid, "command": command, "config": config,
-                               "status": "running", "ortrex_version": __version__,
-                               "started_at": utcnow(), "counts": None}])
+        store.insert("runs", [run_row(rid, command, config)])
         store.conn.execute("UPDATE runs SET status = 'running' WHERE id = ?", [rid])
         found, edges = [], []
         for s in sources:

@@ -20,7 +20,7 @@ _CPT_FILE = re.compile(r"^(?P<export>.*)_(?P<key>[^/]+)_document$")
 
 
 @dataclass
-class Source:
+class DataSource:
     """One dataset a run reads."""
 
     kind: str  # cpt | sft
@@ -101,7 +101,7 @@ def _pair(prefix: str) -> tuple[Any, int]:
     return ix, int(data.max())
 
 
-def _sft(export: str) -> Source:
+def _sft(export: str) -> DataSource:
     ixs = {}
     max_id = 0
     for f in SFT_FIELDS:
@@ -117,11 +117,11 @@ def _sft(export: str) -> Source:
     if not np.array_equal(ids, labels):
         k = int(np.argmax(ids != labels))
         raise TrainError(f"{export}: sample {k} has {ids[k]} input ids but {labels[k]} labels")
-    return Source("sft", export, export, _manifest(export), n["input_ids"],
+    return DataSource("sft", export, export, _manifest(export), n["input_ids"],
                   int(ids.sum(dtype=np.int64)), max_id, int(ids.max()))
 
 
-def inspect(path: str) -> Source:
+def inspect(path: str) -> DataSource:
     """The dataset at ``path`` (an export prefix or a dataset prefix), checked."""
     prefix = str(Path(path).expanduser())
     m = _SFT_FILE.match(prefix)
@@ -134,7 +134,7 @@ def inspect(path: str) -> Source:
         ix, top = _pair(prefix)
         m = _CPT_FILE.match(prefix)
         export = m.group("export") if m else prefix
-        return Source("cpt", prefix, export, _manifest(export), len(ix.lengths),
+        return DataSource("cpt", prefix, export, _manifest(export), len(ix.lengths),
                       int(ix.lengths.sum(dtype=np.int64)), top)
     p = Path(prefix)
     keyed = sorted(str(q)[:-4] for q in p.parent.glob(f"{p.name}_*_document.idx")
@@ -148,7 +148,7 @@ def inspect(path: str) -> Source:
                      f"{p.name}_packed_*_document.bin/.idx, nor {p.name}_<key>_document.bin/.idx)")
 
 
-def for_stage(stage: str, paths: list[str]) -> list[Source]:
+def for_stage(stage: str, paths: list[str]) -> list[DataSource]:
     """The training sources of a stage, each of the stage's kind."""
     out = []
     for path in paths:
@@ -164,7 +164,7 @@ def for_stage(stage: str, paths: list[str]) -> list[Source]:
     return out
 
 
-def check_vocab(sources: list[Source], vocab_size: int, model: str) -> None:
+def check_vocab(sources: list[DataSource], vocab_size: int, model: str) -> None:
     """Every token id of every source fits the model's embedding."""
     for s in sources:
         if s.max_id >= vocab_size:
@@ -176,7 +176,7 @@ def check_vocab(sources: list[Source], vocab_size: int, model: str) -> None:
                              "whose vocab_size covers the export's tokenizer")
 
 
-def check_lengths(sources: list[Source], seq_length: int) -> None:
+def check_lengths(sources: list[DataSource], seq_length: int) -> None:
     """SFT samples fit the training length (a cut sample loses its answer: its targets come
     last)."""
     for s in sources:
@@ -187,7 +187,7 @@ def check_lengths(sources: list[Source], seq_length: int) -> None:
                              f"smaller --seq-length")
 
 
-def special_ids(sources: list[Source]) -> tuple[int, int]:
+def special_ids(sources: list[DataSource]) -> tuple[int, int]:
     """(eos, pad) from the first manifest that has them; DeepSeek-V4's 1 and 1 otherwise."""
     for s in sources:
         tok = s.tokenizer

@@ -3,21 +3,22 @@
 A statement's signature is the MinHash of its word 5-grams (lower-cased, punctuation split off,
 numbers kept, so the same story with other data stays apart), with the text of its data files
 appended for DPS. The corpus index says whether a new statement is too close to one of another
-instance; the benchmark index does the same against NL4OPT, OptiBench and bench4opt problems,
-and a structural-fingerprint set of the bench4opt reference LPs catches the same model under
-other words.
+instance; the benchmark index does the same against the problems of every registered benchmark
+(``ortrex.benchmarks.registry``), and a structural-fingerprint set of their reference models
+catches the same model under other words.
 """
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Iterable
-from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 from datasketch import MinHash, MinHashLSH
+
+from ortrex.benchmarks.base import BenchmarkText
+from ortrex.benchmarks.registry import decontamination_texts
 
 NUM_PERM = 128
 SHINGLE = 5
@@ -91,38 +92,10 @@ class NearDuplicateIndex:
 
 
 # ---------------------------------------------------------------- benchmarks
-@dataclass(frozen=True)
-class BenchmarkText:
-    """One public benchmark problem."""
-
-    source: str
-    key: str
-    text: str
-
-
 def benchmark_texts(root: Path) -> list[BenchmarkText]:
-    """Problem texts of NL4OPT, OptiBench, bench4opt and bench4opt_feasible under ``root``."""
-    out: list[BenchmarkText] = []
-    nl4opt = root / "nl4opt" / "test.parquet"
-    if nl4opt.exists():
-        import polars as pl
-
-        df = pl.read_parquet(nl4opt)
-        out += [BenchmarkText("nl4opt", str(k), str(t))
-                for k, t in enumerate(df["en_question"].to_list())]
-    opti = root / "optibench" / "OptiBench.json"
-    if opti.exists():
-        items = json.loads(opti.read_text())
-        out += [BenchmarkText("optibench", str(k), str(it.get("en_question", "")))
-                for k, it in enumerate(items)]
-    for name in ("bench4opt", "bench4opt_feasible"):
-        path = root / name / "test.jsonl"
-        if path.exists():
-            for line in path.read_text().splitlines():
-                if line.strip():
-                    it = json.loads(line)
-                    out.append(BenchmarkText(name, str(it.get("id")), str(it.get("problem", ""))))
-    return out
+    """Problem texts of every registered benchmark under ``root`` (the registry's
+    :func:`~ortrex.benchmarks.registry.decontamination_texts`)."""
+    return decontamination_texts(root)
 
 
 class Decontaminator:

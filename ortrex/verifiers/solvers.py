@@ -88,7 +88,8 @@ def hessian_is_convex(model: CanonicalModel, tol: float = 1e-9) -> bool | None:
     return bool(eig.min() >= -tol * max(1.0, float(np.abs(eig).max())))
 
 
-def _highs_version() -> str:
+def highs_version() -> str:
+    """The installed HiGHS version, ``major.minor.patch``."""
     import highspy
 
     return (f"{highspy.HIGHS_VERSION_MAJOR}.{highspy.HIGHS_VERSION_MINOR}."
@@ -104,7 +105,7 @@ def solve_highs(model: CanonicalModel, time_limit: float | None = None,
     MIP root heuristics (for small models solved to a proven optimum, see ``verify``)."""
     import highspy
 
-    version = _highs_version()
+    version = highs_version()
     start = time.perf_counter()
 
     def result(status: SolveStatus, objective: float | None = None, message: str = "",

@@ -9,7 +9,14 @@ from pathlib import Path
 
 import pytest
 
-from ortrex.engine.generate.job import JobError, JobSpec, Writer, make_executor, run_job, to_record
+from ortrex.engine.generate.job import (
+    GenerateWriter,
+    JobError,
+    JobSpec,
+    make_executor,
+    run_job,
+    to_record,
+)
 from ortrex.engine.generate.pipeline import run_task
 from ortrex.store import Store
 from ortrex.store.records import load_instance, unpack_solution
@@ -75,16 +82,16 @@ def test_duplicates_are_rejected_and_recorded(tmp_path: Path) -> None:
     with Store(tmp_path / "d.duckdb", create=True) as s:
         from ortrex.engine.generate.job import JobReport
 
-        w, rep = Writer(s, spec), JobReport(spec.run_id)
-        assert w.add(rec, rep) == (True, None)
-        assert w.add(twin, rep) == (False, "duplicate")
+        w = GenerateWriter(s, spec, JobReport(spec.run_id))
+        assert w.record(rec) == (True, None)
+        assert w.record(twin) == (False, "duplicate")
         w.flush()
         row = s.query("SELECT status, reject_reason, duplicate_of FROM instances WHERE id = ?",
                       ["f" * 64]).row(0)
         assert row == ("rejected", "duplicate", rec.instance_id)
         # Reopening the writer remembers the accepted fingerprints from the store.
-        w2 = Writer(s, spec)
-        assert w2.add(dataclasses.replace(twin, task=2), JobReport(spec.run_id))[1] == "duplicate"
+        w2 = GenerateWriter(s, spec, JobReport(spec.run_id))
+        assert w2.record(dataclasses.replace(twin, task=2))[1] == "duplicate"
 
 
 def test_fingerprint_collisions_are_confirmed_by_the_equivalence_checker(tmp_path: Path) -> None:
@@ -110,15 +117,16 @@ def test_fingerprint_collisions_are_confirmed_by_the_equivalence_checker(tmp_pat
                                    instance={**rec.instance, **row, "status": None})
 
     with Store(tmp_path / "c.duckdb", create=True) as s:
-        w, rep = Writer(s, spec), JobReport(spec.run_id)
-        assert w.add(record(cycle, 0), rep) == (True, None)
-        assert w.add(record(triangles, 1), rep) == (True, None)
+        rep = JobReport(spec.run_id)
+        w = GenerateWriter(s, spec, rep)
+        assert w.record(record(cycle, 0)) == (True, None)
+        assert w.record(record(triangles, 1)) == (True, None)
         assert w.collisions == 1
         w.flush()
         # After the flush the accepted models come from the store.
-        w2 = Writer(s, spec)
-        assert w2.add(record(disguise(triangles, 3), 2), rep) == (False, "duplicate")
-        assert w2.add(record(disguise(cycle, 4), 3), rep) == (False, "duplicate")
+        w2 = GenerateWriter(s, spec, rep)
+        assert w2.record(record(disguise(triangles, 3), 2)) == (False, "duplicate")
+        assert w2.record(record(disguise(cycle, 4), 3)) == (False, "duplicate")
         w2.flush()
         rows = s.query("SELECT duplicate_of, reject_detail FROM instances "
                        "WHERE reject_reason = 'duplicate' ORDER BY duplicate_of").rows()

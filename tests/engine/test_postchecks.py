@@ -1,5 +1,6 @@
 """Semantic post-checks: each rejects a hand-built bad child, with its reason, and accepts its
-good twin (real models, solved by HiGHS and Gurobi)."""
+good twin (real models, solved by HiGHS and Gurobi); an operator's own check runs on its
+children only, at its declared place."""
 
 from __future__ import annotations
 
@@ -10,7 +11,8 @@ import pytest
 
 from ortrex.engine.generate.mutate import apply
 from ortrex.engine.generate.pipeline import verify
-from ortrex.engine.generate.postchecks import one_tour, zero_worst_case
+from ortrex.engine.generate.postchecks import MODEL_CHECKS, checks_for, one_tour
+from ortrex.engine.operators.objective import zero_worst_case
 from ortrex.ir.semantic import SemanticModel
 from tests.samples import verified_parent
 
@@ -80,4 +82,20 @@ def test_a_min_max_worst_case_of_zero_decides_nothing(objective: float, rejected
     sm, inst, values, x, _ = verified_parent("transportation")
     child = apply("objective_minmax", sm, values, np.random.default_rng(0)).child
     assert bool(zero_worst_case(child, inst, x, objective)) is rejected
-    assert zero_worst_case(sm, inst, x, 0.0) is None  # only a min-max child is judged so
+    # Only a min-max child is judged so: the parent is not.
+    assert "zero_worst_case" in dict(checks_for(child))
+    assert "zero_worst_case" not in dict(checks_for(sm))
+
+
+def test_operator_checks_run_where_they_always_ran() -> None:
+    """The order decides the reason when several checks fail: a loss before its idle
+    capacity, a zero worst case last."""
+    sm = verified_parent("transportation")[0]
+    assert [n for n, _ in checks_for(sm)] == list(MODEL_CHECKS) == [
+        "one_tour", "fractional_indicator", "slack_capacity", "unusable_item"]
+    # A lineage through both operators (in either order) brings both checks, in one order.
+    for made in (["objective_minmax", "cost_to_profit"], ["cost_to_profit", "objective_minmax"]):
+        both = replace(sm, descriptors={**sm.descriptors, "mutations": made})
+        assert [n for n, _ in checks_for(both)] == [
+            "one_tour", "unprofitable", "fractional_indicator", "slack_capacity",
+            "unusable_item", "zero_worst_case"]

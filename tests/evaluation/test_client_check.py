@@ -154,7 +154,7 @@ def test_distill_and_clean_against_an_empty_object_listing_exit_2(
         tmp_path_factory: pytest.TempPathFactory, tmp_path: Path) -> None:
     from tests.engine.flaws import shared_store
 
-    def build(db: Path) -> None:  # the same store as tests/engine/test_flywheel_failures.py
+    def build(db: Path) -> None:  # the same store as tests/flywheel/test_flywheel_failures.py
         r = run_cli("pipeline", "--count", "2", "--families", "transportation", "--kinds",
                     "sft", "--forms", "DP,DT", "--size", "small", "--workers", "1", "--seed",
                     "3", "--db", str(db))

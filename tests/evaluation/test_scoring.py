@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from ortrex.benchmarks.registry import Item
+from ortrex.benchmarks.base import Item
 from ortrex.evaluation.summary import bench_summary, compare
 from ortrex.served.prompts import Pool, messages
 from ortrex.served.scoring import RULES, classify_error, extract_program, make_job, score_run
@@ -161,7 +161,7 @@ def test_compare_lists_flipped_items(tmp_path: Path) -> None:
 
 
 def test_conflicting_ground_truths_across_benchmarks() -> None:
-    from ortrex.benchmarks.registry import Benchmark
+    from ortrex.benchmarks.base import Benchmark
     from ortrex.evaluation.selftest import conflicts
 
     a = Benchmark("nl4opt", [Item("nl4opt", "n1", "Maximise  profit.", "objective", 10.0),

@@ -116,3 +116,32 @@ def test_kernels_info_json_for_a_requested_backend(capsys):
     assert [o["op"] for o in info["ops"]] == list(registry.OPS)
     assert {o["backend"] for o in info["ops"]} == {"triton"}
     assert info["available"]["triton"][0] is True
+
+
+def test_every_op_is_one_row_of_the_table_and_its_row_is_what_patch_replaces():
+    """The table names each op's module, its NPU functions and the transformers attributes it
+    replaces; ``explain`` and ``apply_ortrex_kernels`` read nothing else."""
+    import importlib
+
+    from transformers.models.deepseek_v4 import modeling_deepseek_v4 as hf
+
+    from ortrex.kernels import apply_ortrex_kernels, remove_ortrex_kernels
+    from ortrex.kernels import deepseek_v4 as v4
+
+    assert registry.OPS == ("swiglu_limit", "rms_norm", "rope", "moe_permute")
+    assert [op.name for op in registry.ops()] == list(registry.OPS)
+    for op in registry.ops():
+        importlib.import_module(op.module)
+        assert op.npu and all(key in v4.SWAPS for key in op.swaps)
+        assert all(callable(getattr(v4, fn)) and hasattr(hf, fn) for fn in op.functions)
+    with pytest.raises(ValueError, match="kernel op 'rope' registered twice"):
+        registry.register_kernel(registry.KERNELS["rope"])
+    try:
+        apply_ortrex_kernels(None, backend="eager", liger=False, swiglu=False,
+                             moe_permute=False)
+        assert hf.DeepseekV4MLP is v4.HF_MLP and hf.DeepseekV4Experts is v4.HF_EXPERTS
+        assert hf.DeepseekV4UnweightedRMSNorm is v4.SWAPS["rms_norm"][2]
+        assert hf.apply_rotary_pos_emb is v4.apply_rotary_pos_emb
+    finally:
+        remove_ortrex_kernels()
+    assert hf.apply_rotary_pos_emb is v4.HF_ROPE

@@ -57,7 +57,7 @@ def test_cpt_then_sft_on_a_real_export(corpus: dict[str, Path], store: Path, tmp
 
 def test_sft_loss_is_the_mean_over_assistant_tokens(corpus: dict[str, Path]) -> None:
     from ortrex.export.tokenizers import load_tokenizer
-    from ortrex.trainers import data as D
+    from ortrex.trainers import datasets as D
     from ortrex.trainers import model as M
     from ortrex.trainers import sources
     from ortrex.trainers.loop import micro_loss

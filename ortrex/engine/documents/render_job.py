@@ -4,9 +4,10 @@ For every accepted instance with a semantic model, and every requested form, a w
 the statement (layout and wording drawn from a per-instance seed), checks its fidelity, writes
 the programs (gurobipy for every document; highspy for some CPT layouts), checks and runs each
 once in the warm sandbox, and builds the CPT document and the SFT example. The single writer
-adds what needs the whole corpus (near-duplicates, decontamination) and commits documents,
-verifications and lineage in batches. A document is accepted only if every check passes; every
-rejection is stored with its reason. Resumable: instances already done by the run are skipped.
+runs the check list's corpus-level entries (near-duplicate, decontamination) and commits
+documents, verifications and lineage in batches. A document is accepted only if every check
+passes; every rejection is stored with its reason. Resumable: instances already done by the
+run are skipped.
 """
 
 from __future__ import annotations
@@ -24,7 +25,16 @@ import numpy as np
 from ortrex import __version__
 from ortrex.ir.canonical import CanonicalModel
 from ortrex.ir.semantic import SemanticModel
-from ortrex.jobs import Executor, JobError, TaskFailure, drive, make_executor
+from ortrex.jobs import (
+    IGNORE,
+    REPLACE,
+    BatchWriter,
+    DriveStats,
+    Executor,
+    JobError,
+    TaskFailure,
+)
+from ortrex.jobs import run_job as run_batch
 from ortrex.render.documents import (
     CPT_LAYOUTS,
     KINDS,
@@ -40,16 +50,21 @@ from ortrex.render.program_labels import labels_program, labels_style_fits
 from ortrex.render.program_matrix import matrix_program, matrix_style_fits
 from ortrex.render.statement import FORMS, render_statement
 from ortrex.store.db import Store, utcnow
-from ortrex.store.ids import content_id, edge_id
-from ortrex.store.records import failure_row, finish_run, start_run, unpack_solution
-from ortrex.verifiers.checks.document import Check, check_row, verify_statement
-from ortrex.verifiers.checks.registry import DocContext, run_checks
-from ortrex.verifiers.dedup import (
-    Decontaminator,
-    NearDuplicateIndex,
-    signature,
-    statement_text,
+from ortrex.store.ids import content_id
+from ortrex.store.records import (
+    failed_reason,
+    failure_row,
+    finish_run,
+    lineage_row,
+    run_task_row,
+    start_run,
+    unpack_solution,
 )
+from ortrex.verifiers.checks.corpus_checks import CorpusContext, CorpusDoc
+from ortrex.verifiers.checks.corpus_checks import build_decontaminator as corpus_decontaminator
+from ortrex.verifiers.checks.document import Check, check_row, verify_statement
+from ortrex.verifiers.checks.registry import DocContext, corpus_checks, run_checks
+from ortrex.verifiers.dedup import Decontaminator, signature, statement_text
 
 RENDERER = f"ortrex-render/{__version__}"
 
@@ -258,60 +273,50 @@ class RenderReport:
     decontamination: str = "on"
 
 
-class DocWriter:
-    """Corpus-wide checks and batched, transactional inserts (the single writer)."""
+RENDER_TABLES = {"documents": REPLACE, "verifications": REPLACE, "lineage": IGNORE,
+                 "run_tasks": IGNORE, "task_failures": REPLACE}
+
+
+class RenderWriter(BatchWriter):
+    """The render job's writer: the corpus-level checks of the check list (near-duplicate,
+    decontamination), in task order, then batched, transactional inserts."""
 
     def __init__(self, store: Store, spec: RenderSpec, decontaminator: Decontaminator | None,
-                 batch: int = 128) -> None:
-        self.store, self.spec, self.batch = store, spec, batch
-        self.decon = decontaminator
-        self.index = NearDuplicateIndex(spec.near_duplicate)
-        df = store.query("SELECT id, instance_id, minhash FROM documents WHERE status = "
-                         "'accepted' AND minhash IS NOT NULL")
-        for did, iid, blob in df.iter_rows():
-            self.index.add(did, np.frombuffer(blob, dtype="<u8"), iid)
-        fps = store.query("SELECT id, structural_fp FROM instances")
-        self.fp = dict(fps.iter_rows()) if fps.height else {}
-        self.rows: dict[str, list[dict[str, Any]]] = {}
-        self.pending = 0
+                 report: RenderReport, batch: int = 128) -> None:
+        super().__init__(store, RENDER_TABLES, batch)
+        self.spec, self.report = spec, report
+        ctx = CorpusContext(store, spec.near_duplicate, decontaminator)
+        self.judges = [c.start(ctx) for c in corpus_checks()]
 
-    def add(self, task: RenderTask, records: list[DocRecord], report: RenderReport) -> None:
+    def add(self, task: RenderTask, records: list[DocRecord]) -> None:
+        """Judge and buffer one instance's documents."""
+        report = self.report
         now = utcnow()
         stamp = {"created_at": now, "run_id": self.spec.run_id}
-        put = self.rows.setdefault
         accepted = 0
         for r in records:
             did = r.id
-            sig = np.frombuffer(r.signature, dtype="<u8")
+            doc = CorpusDoc(did, r.instance_id, np.frombuffer(r.signature, dtype="<u8"))
             checks = list(r.checks)
             reason = detail = None
             for c in checks:
                 if not c.ok:
                     reason, detail = c.verifier, c.details.get("why", c.status)
                     break
-            if self.decon is not None:
-                why = self.decon.check(sig, self.fp.get(r.instance_id))
-                checks.append(Check("decontamination", "fail" if why else "pass",
-                                    details={"why": why} if why else {}))
-            else:
-                checks.append(Check("decontamination", "skipped",
-                                    details={"why": "shared benchmarks not found"}))
-            near = self.index.nearest(sig, r.instance_id)
-            checks.append(Check("near_duplicate", "fail" if near else "pass",
-                                details={"why": f"near-duplicate of document {near[0]} "
-                                                f"(MinHash Jaccard {near[1]:.2f})"} if near
-                                else {}))
+            corpus = [j.judge(doc) for j in self.judges]
+            checks += corpus
             if reason is None:
-                for c in checks[-2:]:
+                for c in corpus:
                     if c.status == "fail":
                         reason, detail = c.verifier, c.details.get("why")
                         break
             status = "accepted" if reason is None else "rejected"
             if status == "accepted":
-                self.index.add(did, sig, r.instance_id)
+                for j in self.judges:
+                    j.admit(doc)
                 accepted += 1
             d = r.doc
-            put("documents", []).append({
+            self.put("documents", [{
                 "id": did, "instance_id": r.instance_id, "semantic_id": task.semantic_id,
                 "kind": d.kind,
                 "form": d.form, "text": d.text, "data_files": json.dumps(r.files) if r.files
@@ -319,14 +324,14 @@ class DocWriter:
                 "statement": r.statement, "style": d.style, "solver": d.solver,
                 "messages": json.dumps(d.messages) if d.messages is not None else None,
                 "status": status, "reject_reason": reason, "reject_detail": detail,
-                "objective": r.objective, "minhash": r.signature, **stamp})
-            put("verifications", []).extend({**check_row(did, c), **stamp} for c in checks)
-            put("lineage", []).append({
-                "id": edge_id(r.instance_id, did, "rendered", d.kind), "parent_id": r.instance_id,
-                "parent_kind": "instance", "child_id": did, "child_kind": "document",
-                "relation": "rendered", "operator": f"{d.kind}:{d.form}:{d.template}",
-                "params": json.dumps({"seed": self.spec.seed, "style": d.style,
-                                      "solver": d.solver}), **stamp})
+                "objective": r.objective, "minhash": r.signature, **stamp}])
+            self.put("verifications", ({**check_row(did, c), **stamp} for c in checks))
+            self.put("lineage", [lineage_row(
+                r.instance_id, "instance", did, "document", "rendered",
+                operator=f"{d.kind}:{d.form}:{d.template}",
+                params=json.dumps({"seed": self.spec.seed, "style": d.style,
+                                   "solver": d.solver}), created_at=now,
+                run_id=self.spec.run_id)])
             report.documents += 1
             report.by_form[d.form] += 1
             report.by_kind[d.kind] += 1
@@ -337,46 +342,25 @@ class DocWriter:
             for c in checks:
                 if c.verifier == "sandbox" and c.runtime_s is not None:
                     report.sandbox_seconds.append(c.runtime_s)
-        put("run_tasks", []).append({
-            "id": f"{self.spec.run_id}:{task.k}", "run_id": self.spec.run_id, "task": task.k,
-            "family": task.family or "", "instance_id": task.instance_id,
-            "semantic_id": task.semantic_id,
-            "outcome": "accepted" if accepted else "rejected",
-            "reason": None if accepted else "no document accepted", "created_at": now})
+        self.put("run_tasks", [run_task_row(
+            self.spec.run_id, task.k, task.k, task.family or "",
+            "accepted" if accepted else "rejected",
+            reason=None if accepted else "no document accepted",
+            instance_id=task.instance_id, semantic_id=task.semantic_id, created_at=now)])
         report.instances += 1
-        self.pending += 1
+        self.task_done()
 
-    def fail(self, task: RenderTask, failure: TaskFailure, report: RenderReport) -> None:
+    def fail(self, task: RenderTask, failure: TaskFailure) -> None:
         """Queue a task that failed on every attempt: a ``failed`` task and its failure row."""
-        self.rows.setdefault("task_failures", []).append(
-            failure_row(self.spec.run_id, "render", str(task.k), failure))
-        self.rows.setdefault("run_tasks", []).append({
-            "id": f"{self.spec.run_id}:{task.k}", "run_id": self.spec.run_id, "task": task.k,
-            "family": task.family or "", "instance_id": task.instance_id,
-            "semantic_id": task.semantic_id, "outcome": "failed",
-            "reason": f"{failure.kind}: {failure.error}"[:500], "created_at": utcnow()})
-        report.instances += 1
-        report.failed += 1
-        self.pending += 1
-
-    def due(self) -> bool:
-        """Whether the buffer should be committed now."""
-        return self.pending >= self.batch
-
-    def flush(self) -> None:
-        """Commit everything buffered in one transaction."""
-        if not self.pending:
-            return
-        with self.store.transaction():
-            for table in ("documents", "verifications", "lineage", "run_tasks",
-                          "task_failures"):
-                rows = list({r["id"]: r for r in reversed(self.rows.get(table, []))}.values())
-                rows.reverse()
-                if rows:
-                    self.store.insert(table, rows, on_conflict="replace" if table in (
-                        "verifications", "documents", "task_failures") else "ignore")
-        self.rows.clear()
-        self.pending = 0
+        self.put("task_failures", [failure_row(self.spec.run_id, "render", str(task.k),
+                                               failure)])
+        self.put("run_tasks", [run_task_row(
+            self.spec.run_id, task.k, task.k, task.family or "", "failed",
+            reason=failed_reason(failure), instance_id=task.instance_id,
+            semantic_id=task.semantic_id)])
+        self.report.instances += 1
+        self.report.failed += 1
+        self.task_done()
 
 
 # ---------------------------------------------------------------- the job
@@ -422,46 +406,8 @@ def pending_tasks(store: Store, spec: RenderSpec, limit: int | None
 
 
 def build_decontaminator(spec: RenderSpec) -> Decontaminator | None:
-    """Benchmark texts and reference-LP fingerprints, or None when the data is absent."""
-    from ortrex.ir.formats import read_model
-    from ortrex.paths import benchmarks_dir, reference_lp_dirs
-    from ortrex.verifiers.dedup import benchmark_texts
-
-    root = benchmarks_dir()
-    if root is None:
-        return None
-    fps = set()
-    for d in reference_lp_dirs():
-        for f in sorted(d.glob("*.lp")):
-            try:
-                fps.add(read_model(f).structural_fingerprint)
-            except ValueError:
-                continue
-    return Decontaminator(benchmark_texts(root), fps, spec.contamination)
-
-
-class _RenderWriter:
-    """The driver's view of the render writer."""
-
-    def __init__(self, writer: DocWriter, report: RenderReport,
-                 on_result: Callable[[RenderReport], None] | None) -> None:
-        self.writer, self.report, self.on_result = writer, report, on_result
-
-    def add(self, task: RenderTask, records: list[DocRecord]) -> None:
-        self.writer.add(task, records, self.report)
-        if self.on_result:
-            self.on_result(self.report)
-
-    def fail(self, task: RenderTask, failure: TaskFailure) -> None:
-        self.writer.fail(task, failure, self.report)
-        if self.on_result:
-            self.on_result(self.report)
-
-    def due(self) -> bool:
-        return self.writer.due()
-
-    def flush(self) -> None:
-        self.writer.flush()
+    """The spec's decontaminator (``verifiers.checks.corpus_checks``), or None without data."""
+    return corpus_decontaminator(spec.contamination)
 
 
 def run_render(store: Store, spec: RenderSpec, workers: int = 1, limit: int | None = None,
@@ -479,16 +425,15 @@ def run_render(store: Store, spec: RenderSpec, workers: int = 1, limit: int | No
     decon = build_decontaminator(spec) if decontaminator is True else (
         decontaminator or None)
     report.decontamination = "on" if decon is not None else "off (shared benchmarks not found)"
-    writer = _RenderWriter(DocWriter(store, spec, decon, batch), report, on_result)
-    own = executor is None
-    executor = executor or make_executor(workers)
-    try:
-        drive(tasks, render_task, writer, executor)
-    finally:
-        if own:
-            executor.close()
-    report.seconds = time.perf_counter() - start
-    finish_run(store, spec.run_id, {"instances": report.instances, "documents": report.documents,
-                                    "accepted": report.accepted, "failed": report.failed,
-                                    "rejected": dict(report.rejected)})
+    writer = RenderWriter(store, spec, decon, report, batch)
+
+    def finish(_: DriveStats) -> None:
+        report.seconds = time.perf_counter() - start
+        finish_run(store, spec.run_id, {
+            "instances": report.instances, "documents": report.documents,
+            "accepted": report.accepted, "failed": report.failed,
+            "rejected": dict(report.rejected)})
+
+    run_batch(tasks, render_task, writer, executor=executor, workers=workers, finish=finish,
+              on_result=(lambda _t, _r: on_result(report)) if on_result else None)
     return report

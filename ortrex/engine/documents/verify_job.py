@@ -14,12 +14,15 @@ from typing import Any
 
 from ortrex.ir.canonical import CanonicalModel
 from ortrex.ir.semantic import SemanticModel
-from ortrex.jobs import Executor, TaskFailure, drive, make_executor
+from ortrex.jobs import BatchWriter, DriveStats, Executor, Policy, TaskFailure
+from ortrex.jobs import run_job as run_batch
 from ortrex.store.db import Store, utcnow
 from ortrex.store.ids import content_id
 from ortrex.store.records import failure_row, finish_run, start_run
 from ortrex.verifiers.checks.document import Check, check_row
-from ortrex.verifiers.checks.registry import DocContext, run_checks
+from ortrex.verifiers.checks.registry import DocContext, corpus_checks, run_checks
+
+REPLACE_LAST = Policy("replace", keep="last")  # a document is re-checked once per run
 
 
 @dataclass
@@ -64,63 +67,52 @@ class RecheckReport:
     run_id: str = ""
 
 
-class _RecheckWriter:
+class RecheckWriter(BatchWriter):
     """Status updates and verdict rows, committed in batches (the single writer)."""
 
     def __init__(self, store: Store, run_id: str, before: dict[str, str],
                  corpus_fail: dict[str, tuple[str, str | None]], report: RecheckReport,
-                 on_result: Callable[[RecheckReport], None] | None, batch: int) -> None:
-        self.store, self.run_id, self.before = store, run_id, before
-        self.corpus_fail, self.report, self.on_result = corpus_fail, report, on_result
-        self.batch = batch
+                 batch: int) -> None:
+        super().__init__(store, {"verifications": REPLACE_LAST, "task_failures": REPLACE_LAST},
+                         batch)
+        self.db, self.run_id, self.before = store, run_id, before
+        self.corpus_fail, self.report = corpus_fail, report
         self.updates: list[tuple[str, str | None, str | None, str]] = []
-        self.ver_rows: list[dict[str, Any]] = []
-        self.fail_rows: list[dict[str, Any]] = []
 
     def add(self, t: RecheckTask, checks: list[Check]) -> None:
+        """Buffer one document's new verdicts and status."""
         failed = next((c for c in checks if not c.ok), None)
         reason, detail = (failed.verifier, failed.details.get("why")) if failed else \
             self.corpus_fail.get(t.doc_id, (None, None))
         status = "accepted" if reason is None else "rejected"
         self.updates.append((t.doc_id, reason, detail, status))
         now = utcnow()
-        self.ver_rows.extend({**check_row(t.doc_id, c), "created_at": now,
-                              "run_id": self.run_id} for c in checks)
+        self.put("verifications", ({**check_row(t.doc_id, c), "created_at": now,
+                                    "run_id": self.run_id} for c in checks))
+        self.task_done()
         self.report.documents += 1
         self.report.changed += self.before[t.doc_id] != status
         if failed is None:
             self.report.passed += 1
         else:
             self.report.failed[failed.verifier] += 1
-        if self.on_result:
-            self.on_result(self.report)
 
     def fail(self, t: RecheckTask, failure: TaskFailure) -> None:
+        """Record a re-check that raised or crashed on every attempt."""
         # The document keeps its status: a re-check that could not run proves nothing.
-        self.fail_rows.append(failure_row(self.run_id, "verify documents", t.doc_id, failure))
+        self.put("task_failures", [failure_row(self.run_id, "verify documents", t.doc_id,
+                                               failure)])
+        self.task_done()
         self.report.documents += 1
         self.report.task_failures += 1
-        if self.on_result:
-            self.on_result(self.report)
 
-    def due(self) -> bool:
-        return len(self.updates) + len(self.fail_rows) >= self.batch
-
-    def flush(self) -> None:
-        if not self.updates and not self.fail_rows:
-            return
-        with self.store.transaction():
-            if self.ver_rows:
-                self.store.insert("verifications", self.ver_rows, on_conflict="replace")
-            if self.fail_rows:
-                self.store.insert("task_failures", self.fail_rows, on_conflict="replace")
-            if self.updates:
-                self.store.conn.executemany(
-                    "UPDATE documents SET status = ?, reject_reason = ?, reject_detail = ? "
-                    "WHERE id = ?", [(s, r, d, i) for i, r, d, s in self.updates])
+    def write_more(self) -> None:
+        """The documents' new statuses."""
+        if self.updates:
+            self.db.conn.executemany(
+                "UPDATE documents SET status = ?, reject_reason = ?, reject_detail = ? "
+                "WHERE id = ?", [(s, r, d, i) for i, r, d, s in self.updates])
         self.updates.clear()
-        self.ver_rows.clear()
-        self.fail_rows.clear()
 
 
 PAGE = 256
@@ -160,25 +152,25 @@ def recheck_documents(store: Store, workers: int = 1, limit: int | None = None,
         (f" LIMIT {int(limit)}" if limit is not None else ""))
     before = dict(df.iter_rows())
     tasks = _tasks(store, list(before))
+    corpus_names = sorted({v for c in corpus_checks() for v in c.verifiers})
     corpus = store.query(
         "SELECT subject_id, verifier, details FROM verifications WHERE subject_kind = "
-        "'document' AND verifier IN ('near_duplicate', 'decontamination') AND status = 'fail'")
+        "'document' AND verifier IN (SELECT unnest(?)) AND status = 'fail'", [corpus_names])
     corpus_fail = {sid: (ver, json.loads(det or "{}").get("why"))
                    for sid, ver, det in corpus.iter_rows()}
     # Each re-check is its own run (the documents' verdicts as of now).
     run_id = content_id("run", "verify-documents", limit, utcnow().isoformat())
     report = RecheckReport(run_id=run_id)
-    start_run(store, run_id, "verify documents", {"workers": workers, "limit": limit})
-    writer = _RecheckWriter(store, run_id, before, corpus_fail, report, on_result, batch)
-    own = executor is None
-    executor = executor or make_executor(workers)
-    try:
-        drive(tasks, recheck_task, writer, executor)
-    finally:
-        if own:
-            executor.close()
-    report.seconds = time.perf_counter() - start
-    finish_run(store, run_id, {"documents": report.documents, "passed": report.passed,
-                               "changed": report.changed, "failed": dict(report.failed),
-                               "task_failures": report.task_failures})
+    writer = RecheckWriter(store, run_id, before, corpus_fail, report, batch)
+
+    def finish(_: DriveStats) -> None:
+        report.seconds = time.perf_counter() - start
+        finish_run(store, run_id, {"documents": report.documents, "passed": report.passed,
+                                   "changed": report.changed, "failed": dict(report.failed),
+                                   "task_failures": report.task_failures})
+
+    run_batch(tasks, recheck_task, writer, executor=executor, workers=workers,
+              start=lambda: start_run(store, run_id, "verify documents",
+                                      {"workers": workers, "limit": limit}),
+              finish=finish, on_result=(lambda _t, _r: on_result(report)) if on_result else None)
     return report

@@ -45,10 +45,10 @@ class Assignment(Family):
         effort = rng.uniform(10, 60, nT)
         cost = rounded(np.outer(skill, effort) * rng.uniform(0.7, 1.3, (nW, nT)))
         b.param("cost", ("W", "T"), cost, "cost of giving a {T} to a {W}", "{money}")
-        b.var("x", (("w", "W"), ("t", "T")), "1 if {W} w takes {T} t", vtype="B")
+        b.var("x", (("w", "W"), ("t", "T")), "1 if {W} w takes {T} t", vtype="B", role="assignment")
         b.con("each_task", "Every {T} goes to exactly one {W}.", (("t", "T"),),
-              total("w", "W", V("x", "w", "t")), "=", 1.0)
+              total("w", "W", V("x", "w", "t")), "=", 1.0, role="assignment")
         b.con("each_agent", "A {W} takes at most one {T}.", (("w", "W"),),
-              total("t", "T", V("x", "w", "t")), "<=", 1.0)
+              total("t", "T", V("x", "w", "t")), "<=", 1.0, role="assignment")
         b.objective("min", total("w", "W", total("t", "T", P("cost", "w", "t") * V("x", "w", "t"))),
                     "total cost in {money}")

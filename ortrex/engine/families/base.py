@@ -9,8 +9,8 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from ortrex.engine.families.roles import role_of
 from ortrex.ir.expr import Cond, Expr
+from ortrex.ir.roles import CONSTRAINT_ROLES, VARIABLE_ROLES
 from ortrex.ir.semantic import (
     ConstraintFamily,
     IndexSet,
@@ -19,6 +19,7 @@ from ortrex.ir.semantic import (
     SemanticModel,
     VariableFamily,
 )
+from ortrex.plugins import Registry
 from ortrex.render.language import fill_words
 from ortrex.render.names import element_names, name_kind
 
@@ -129,20 +130,33 @@ class Builder:
         over set and parameter names): statements leave it out, programs compute it."""
         self.derived[name] = expression
 
+    def _role(self, kind: str, name: str, role: str) -> str:
+        # Operators and post-checks read a model by its roles: a part without one would be
+        # changed (or protected) by guesswork, so a family must say what each part means.
+        if not role:
+            known = VARIABLE_ROLES if kind == "variable" else CONSTRAINT_ROLES
+            call = "var" if kind == "variable" else "con"
+            raise ValueError(f"family {self.family.name!r}: {kind} {name!r} has no role; "
+                             f"declare it with b.{call}({name!r}, ..., role=...), one of "
+                             f"{', '.join(known)} (ortrex.ir.roles)")
+        return role
+
     def var(self, name: str, dims: tuple[tuple[str, str], ...], description: str,
             vtype: str = "C", lb: Expr | float = 0.0, ub: Expr | float = math.inf,
-            where: tuple[Cond, ...] = (), unit: str = "") -> None:
-        """A variable family (a yes/no decision's unit is ``0/1``)."""
+            where: tuple[Cond, ...] = (), unit: str = "", *, role: str = "") -> None:
+        """A variable family with its role (``ortrex.ir.roles``; a yes/no decision's unit is
+        ``0/1``)."""
         unit = unit or ("0/1" if vtype == "B" else "")
         self.vars.append(VariableFamily(name, dims, vtype, lb, ub, where,
                                         self.vocab.fill(description), self.vocab.fill(unit),
-                                        role_of(self.family.name, name)))
+                                        self._role("variable", name, role)))
 
     def con(self, name: str, meaning: str, forall: tuple[tuple[str, str], ...], lhs: Expr,
-            sense: str, rhs: Expr | float = 0.0, where: tuple[Cond, ...] = ()) -> None:
-        """A constraint family with a one-sentence meaning."""
+            sense: str, rhs: Expr | float = 0.0, where: tuple[Cond, ...] = (), *,
+            role: str = "") -> None:
+        """A constraint family with a one-sentence meaning and its role (``ortrex.ir.roles``)."""
         self.cons.append(ConstraintFamily(name, self.vocab.fill(meaning), forall, lhs, sense,
-                                          rhs, where, role_of(self.family.name, name)))
+                                          rhs, where, self._role("constraint", name, role)))
 
     def objective(self, sense: str, expr: Expr, description: str) -> None:
         """The objective."""
@@ -171,18 +185,18 @@ class Builder:
         return self._model
 
 
-REGISTRY: dict[str, Family] = {}
+# Every read loads the plugins first (``ortrex.plugins``): a plugin's family is sampled,
+# listed and validated like a built-in one, in worker processes too.
+REGISTRY: Registry[Family] = Registry()
 
 
 def register(cls: type[Family]) -> type[Family]:
     """Class decorator: make the family available by name."""
-    if cls.name in REGISTRY:
-        raise ValueError(f"family {cls.name!r} registered twice")
     if len(cls.vocabularies) < 3:
         raise ValueError(f"family {cls.name!r} needs at least 3 vocabularies")
     if set(cls.sizes) != set(SIZES):
         raise ValueError(f"family {cls.name!r} must define sizes {SIZES}")
-    REGISTRY[cls.name] = cls()
+    REGISTRY.add(cls.name, cls(), "family")
     return cls
 
 

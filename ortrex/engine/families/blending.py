@@ -56,15 +56,15 @@ class Blending(Family):
         b.param("low", ("A",), lo, "lowest average of each {A} in the blend", "{content}")
         b.param("high", ("A",), hi, "highest average of each {A} in the blend", "{content}")
         b.var("x", (("i", "I"),), "{amount} of {I} i in the blend", ub=P("available", "i"),
-              unit="{amount}")
+              unit="{amount}", role="quantity")
         b.con("total_amount", "The blend makes exactly the required amount.", (),
-              total("i", "I", V("x", "i")), "=", P("amount"))
+              total("i", "I", V("x", "i")), "=", P("amount"), role="demand")
         b.con("at_least", "Each {A} reaches its lowest average.", (("a", "A"),),
               total("i", "I", P("content", "a", "i") * V("x", "i")), ">=",
-              P("low", "a") * total("i", "I", V("x", "i")))
+              P("low", "a") * total("i", "I", V("x", "i")), role="ratio")
         b.con("at_most", "Each {A} stays below its highest average.", (("a", "A"),),
               total("i", "I", P("content", "a", "i") * V("x", "i")), "<=",
-              P("high", "a") * total("i", "I", V("x", "i")))
+              P("high", "a") * total("i", "I", V("x", "i")), role="ratio")
         b.objective("min", total("i", "I", P("cost", "i") * V("x", "i")),
                     "cost of the blend in {money}")
 
@@ -110,8 +110,10 @@ class Diet(Family):
         b.param("content", ("N", "F"), content, "{N} in one unit of each {F}", "{level}")
         b.param("need", ("N",), need, "daily requirement of each {N}", "{level}")
         b.param("limit", ("F",), limit, "most units of each {F} per day", "{unit}")
-        b.var("x", (("f", "F"),), "{unit} of {F} f", ub=P("limit", "f"), unit="{unit}")
+        b.var("x", (("f", "F"),), "{unit} of {F} f", ub=P("limit", "f"), unit="{unit}",
+              role="quantity")
         b.con("requirement", "Each {N} requirement is met.", (("n", "N"),),
-              total("f", "F", P("content", "n", "f") * V("x", "f")), ">=", P("need", "n"))
+              total("f", "F", P("content", "n", "f") * V("x", "f")), ">=", P("need", "n"),
+              role="demand")
         b.objective("min", total("f", "F", P("cost", "f") * V("x", "f")),
                     "daily cost in {money}")

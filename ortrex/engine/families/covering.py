@@ -83,9 +83,9 @@ class SetCover(Family):
         cost = rounded(a.sum(axis=0) * rng.uniform(8, 12, nS) + rng.uniform(0, 5, nS), 0)
         b.param("covers", ("U", "S"), a, "1 if a {S} covers a {U}", "0/1", integer=True)
         b.param("cost", ("S",), cost, "cost of each {S}", "{money}")
-        b.var("y", (("s", "S"),), "1 if {S} s is chosen", vtype="B")
+        b.var("y", (("s", "S"),), "1 if {S} s is chosen", vtype="B", role="selection")
         b.con("covered", "Every {U} is covered by a chosen {S}.", (("u", "U"),),
-              total("s", "S", P("covers", "u", "s") * V("y", "s")), ">=", 1.0)
+              total("s", "S", P("covers", "u", "s") * V("y", "s")), ">=", 1.0, role="covering")
         b.objective("min", total("s", "S", P("cost", "s") * V("y", "s")),
                     "total cost in {money}")
 
@@ -116,9 +116,9 @@ class SetPacking(Family):
         b.param("benefit", ("S",), rounded(a.sum(axis=0) * rng.uniform(8, 12, nS) +
                                            rng.uniform(0, 5, nS), 0),
                 "{benefit} of each {S}", "{benefit}")
-        b.var("y", (("s", "S"),), "1 if {S} s is chosen", vtype="B")
+        b.var("y", (("s", "S"),), "1 if {S} s is chosen", vtype="B", role="selection")
         b.con("conflict", "No {U} is used by two chosen {S}s.", (("u", "U"),),
-              total("s", "S", P("uses", "u", "s") * V("y", "s")), "<=", 1.0)
+              total("s", "S", P("uses", "u", "s") * V("y", "s")), "<=", 1.0, role="packing")
         b.objective("max", total("s", "S", P("benefit", "s") * V("y", "s")),
                     "total {benefit}")
 
@@ -171,13 +171,15 @@ class BinPacking(Family):
         b.set("B", len(loads) + int(rng.integers(1, 3)))
         b.param("size", ("I",), size, "size of each {I}", "{size}", integer=True)
         b.param("capacity", (), cap, "capacity of one {B}", "{size}", integer=True)
-        b.var("x", (("i", "I"), ("k", "B")), "1 if {I} i goes into {B} k", vtype="B")
-        b.var("y", (("k", "B"),), "1 if {B} k is used", vtype="B")
+        b.var("x", (("i", "I"), ("k", "B")), "1 if {I} i goes into {B} k", vtype="B",
+              role="assignment")
+        b.var("y", (("k", "B"),), "1 if {B} k is used", vtype="B", role="selection")
         b.con("packed", "Every {I} goes into exactly one {B}.", (("i", "I"),),
-              total("k", "B", V("x", "i", "k")), "=", 1.0)
+              total("k", "B", V("x", "i", "k")), "=", 1.0, role="assignment")
         b.con("capacity_limit", "A used {B} holds no more than its capacity.", (("k", "B"),),
               total("i", "I", P("size", "i") * V("x", "i", "k")) -
-              P("capacity") * V("y", "k"), "<=", 0.0)
+              P("capacity") * V("y", "k"), "<=", 0.0, role="linking")
         b.con("in_order", "{B}s are used in order.", (("k", "B"),),
-              V("y", "k") - V("y", Idx("k") - 1), "<=", 0.0, where=(Cond("not_first", "k"),))
+              V("y", "k") - V("y", Idx("k") - 1), "<=", 0.0, where=(Cond("not_first", "k"),),
+              role="symmetry")
         b.objective("min", total("k", "B", V("y", "k")), "number of {B}s used")

@@ -72,7 +72,9 @@ class CuttingStock(Family):
                 "pieces ordered of each {I}", "pieces", integer=True)
         b.param("pieces", ("I", "P"), np.array(pats).T, "pieces of each {I} a {P} yields",
                 "pieces", integer=True)
-        b.var("x", (("p", "P"),), "stock {R}s cut with {P} p", vtype="I", unit="{R}s")
+        b.var("x", (("p", "P"),), "stock {R}s cut with {P} p", vtype="I", unit="{R}s",
+              role="quantity")
         b.con("orders", "Every order is met.", (("i", "I"),),
-              total("p", "P", P("pieces", "i", "p") * V("x", "p")), ">=", P("demand", "i"))
+              total("p", "P", P("pieces", "i", "p") * V("x", "p")), ">=", P("demand", "i"),
+              role="demand")
         b.objective("min", total("p", "P", V("x", "p")), "stock {R}s used")

@@ -51,23 +51,26 @@ class UnitCommitment(Family):
                 "cost of running each {G} for one {T}", "{money}")
         b.param("startup", ("G",), rounded(rng.uniform(100, 600, nG), 0),
                 "cost of starting each {G}", "{money}")
-        b.var("on", (("g", "G"), ("t", "T")), "1 if {G} g runs in {T} t", vtype="B")
-        b.var("p", (("g", "G"), ("t", "T")), "output of {G} g in {T} t", unit="{power}")
+        b.var("on", (("g", "G"), ("t", "T")), "1 if {G} g runs in {T} t", vtype="B",
+              role="indicator")
+        b.var("p", (("g", "G"), ("t", "T")), "output of {G} g in {T} t", unit="{power}",
+              role="quantity")
         b.var("start", (("g", "G"), ("t", "T")), "1 if {G} g starts in {T} t", ub=1.0,
-              unit="starts")
+              unit="starts", role="indicator")
         b.con("meet_demand", "Output meets demand in every {T}.", (("t", "T"),),
-              total("g", "G", V("p", "g", "t")), "=", P("demand", "t"))
+              total("g", "G", V("p", "g", "t")), "=", P("demand", "t"), role="demand")
         b.con("max_output", "A {G} produces only when on, up to its maximum.",
               (("g", "G"), ("t", "T")), V("p", "g", "t") - P("pmax", "g") * V("on", "g", "t"),
-              "<=", 0.0)
+              "<=", 0.0, role="linking")
         b.con("min_output", "A running {G} produces at least its minimum.",
               (("g", "G"), ("t", "T")), V("p", "g", "t") - P("pmin", "g") * V("on", "g", "t"),
-              ">=", 0.0)
+              ">=", 0.0, role="linking")
         b.con("first_start", "Every {G} is off before the first {T}.", (("g", "G"), ("t", "T")),
-              V("start", "g", "t") - V("on", "g", "t"), ">=", 0.0, where=(Cond("first", "t"),))
+              V("start", "g", "t") - V("on", "g", "t"), ">=", 0.0, where=(Cond("first", "t"),),
+              role="definition")
         b.con("start_up", "Switching on counts as a start.", (("g", "G"), ("t", "T")),
               V("start", "g", "t") - V("on", "g", "t") + V("on", "g", Idx("t") - 1), ">=", 0.0,
-              where=(Cond("not_first", "t"),))
+              where=(Cond("not_first", "t"),), role="definition")
         b.objective("min", total("g", "G", total("t", "T", P("cost", "g") * V("p", "g", "t") +
                                                  P("fixed", "g") * V("on", "g", "t") +
                                                  P("startup", "g") * V("start", "g", "t"))),

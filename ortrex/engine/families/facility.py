@@ -65,13 +65,13 @@ class FacilityUncapacitated(Family):
         b.param("fixed", ("F",), fixed,
                 "cost of opening each {F}", "{money}")
         b.param("serve", ("F", "C"), serve, "cost of serving a whole {C} from a {F}", "{money}")
-        b.var("y", (("f", "F"),), "1 if {F} f is opened", vtype="B")
+        b.var("y", (("f", "F"),), "1 if {F} f is opened", vtype="B", role="selection")
         b.var("x", (("f", "F"), ("c", "C")), "share of {C} c served by {F} f", ub=1.0,
-              unit="share of demand")
+              unit="share of demand", role="assignment")
         b.con("served", "Every {C} is fully served.", (("c", "C"),),
-              total("f", "F", V("x", "f", "c")), "=", 1.0)
+              total("f", "F", V("x", "f", "c")), "=", 1.0, role="assignment")
         b.con("open_only", "Only open {F}s serve.", (("f", "F"), ("c", "C")),
-              V("x", "f", "c") - V("y", "f"), "<=", 0.0)
+              V("x", "f", "c") - V("y", "f"), "<=", 0.0, role="linking")
         b.objective("min", total("f", "F", P("fixed", "f") * V("y", "f")) +
                     total("f", "F", total("c", "C", P("serve", "f", "c") * V("x", "f", "c"))),
                     "opening and service cost in {money}")
@@ -101,15 +101,15 @@ class FacilityCapacitated(Family):
                 "cost of opening each {F}", "{money}")
         b.param("unit_cost", ("F", "C"), rounded(dist * 0.1),
                 "cost per unit served to a {C} from a {F}", "{money}")
-        b.var("y", (("f", "F"),), "1 if {F} f is opened", vtype="B")
+        b.var("y", (("f", "F"),), "1 if {F} f is opened", vtype="B", role="selection")
         b.var("x", (("f", "F"), ("c", "C")), "share of {C} c served by {F} f", ub=1.0,
-              unit="share of demand")
+              unit="share of demand", role="assignment")
         b.con("served", "Every {C} is fully served.", (("c", "C"),),
-              total("f", "F", V("x", "f", "c")), "=", 1.0)
+              total("f", "F", V("x", "f", "c")), "=", 1.0, role="assignment")
         b.con("capacity_limit", "An open {F} serves no more than its capacity; a closed one "
               "serves nothing.", (("f", "F"),),
               total("c", "C", P("demand", "c") * V("x", "f", "c")) -
-              P("capacity", "f") * V("y", "f"), "<=", 0.0)
+              P("capacity", "f") * V("y", "f"), "<=", 0.0, role="linking")
         b.objective("min", total("f", "F", P("fixed", "f") * V("y", "f")) +
                     total("f", "F", total("c", "C", P("unit_cost", "f", "c") * P("demand", "c") *
                                           V("x", "f", "c"))),

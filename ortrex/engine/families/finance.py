@@ -68,12 +68,14 @@ class CapitalBudgeting(Family):
                 "first", "{J} index", integer=True)
         b.param("dependent", ("D",), np.array(dep, dtype=float), "the {J} that depends on it",
                 "{J} index", integer=True)
-        b.var("y", (("j", "J"),), "1 if {J} j is funded", vtype="B")
+        b.var("y", (("j", "J"),), "1 if {J} j is funded", vtype="B", role="selection")
         b.con("budget_limit", "Spending in each {Y} stays within its budget.", (("t", "Y"),),
-              total("j", "J", P("spend", "j", "t") * V("y", "j")), "<=", P("budget", "t"))
+              total("j", "J", P("spend", "j", "t") * V("y", "j")), "<=", P("budget", "t"),
+              role="budget")
         b.con("prerequisite", "A {J} is funded only if the {J} it depends on is.", (("d", "D"),),
               total("j", "J", V("y", "j"), Cond("link", "d", "j", param="dependent")) -
-              total("i", "J", V("y", "i"), Cond("link", "d", "i", param="required")), "<=", 0.0)
+              total("i", "J", V("y", "i"), Cond("link", "d", "i", param="required")), "<=", 0.0,
+              role="logic")
         b.objective("max", total("j", "J", P("value", "j") * V("y", "j")),
                     "total value in {money}")
 
@@ -123,11 +125,11 @@ class Portfolio(Family):
         b.param("target", (), target, "required expected return", "{ret}")
         b.param("cap", (), cap, "largest share of any one {A}", "share of the budget")
         b.var("w", (("a", "A"),), "share of the budget in {A} a", ub=P("cap"),
-              unit="share of the budget")
+              unit="share of the budget", role="quantity")
         b.con("fully_invested", "The shares add up to the whole budget.", (),
-              total("a", "A", V("w", "a")), "=", 1.0)
+              total("a", "A", V("w", "a")), "=", 1.0, role="balance")
         b.con("return_target", "The expected return reaches the target.", (),
-              total("a", "A", P("mean", "a") * V("w", "a")), ">=", P("target"))
+              total("a", "A", P("mean", "a") * V("w", "a")), ">=", P("target"), role="target")
         b.objective("min", total("a", "A", total("c", "A", P("cov", "a", "c") * V("w", "a") *
                                                  V("w", "c"))),
                     "variance of the return")

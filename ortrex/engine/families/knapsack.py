@@ -67,9 +67,9 @@ class Knapsack01(_Knapsack):
         capacity = max(np.floor(weight.sum() * rng.uniform(0.3, 0.6)), weight.max())
         b.param("capacity", (), capacity,
                 "available {cap_word}", "{weight}", integer=True)
-        b.var("x", (("i", "I"),), "1 if {I} i is chosen", vtype="B")
+        b.var("x", (("i", "I"),), "1 if {I} i is chosen", vtype="B", role="selection")
         b.con("capacity_limit", "The chosen {I}s fit the {cap_word}.", (),
-              total("i", "I", P("weight", "i") * V("x", "i")), "<=", P("capacity"))
+              total("i", "I", P("weight", "i") * V("x", "i")), "<=", P("capacity"), role="capacity")
         b.objective("max", total("i", "I", P("value", "i") * V("x", "i")),
                     "total {value} in {money}")
 
@@ -98,9 +98,9 @@ class KnapsackBounded(_Knapsack):
         b.param("capacity", (), capacity,
                 "available {cap_word}", "{weight}", integer=True)
         b.var("x", (("i", "I"),), "copies of {I} i taken", vtype="I", ub=P("copies", "i"),
-              unit="copies")
+              unit="copies", role="quantity")
         b.con("capacity_limit", "The copies taken fit the {cap_word}.", (),
-              total("i", "I", P("weight", "i") * V("x", "i")), "<=", P("capacity"))
+              total("i", "I", P("weight", "i") * V("x", "i")), "<=", P("capacity"), role="capacity")
         b.objective("max", total("i", "I", P("value", "i") * V("x", "i")),
                     "total {value} in {money}")
 
@@ -126,8 +126,9 @@ class KnapsackMultidim(_Knapsack):
         b.param("use", ("R", "I"), use, "use of each {R} by each {I}", "{weight}", integer=True)
         b.param("value", ("I",), value, "{value} of each {I}", "{money}", integer=True)
         b.param("limit", ("R",), limit, "limit of each {R}", "{weight}", integer=True)
-        b.var("x", (("i", "I"),), "1 if {I} i is chosen", vtype="B")
+        b.var("x", (("i", "I"),), "1 if {I} i is chosen", vtype="B", role="selection")
         b.con("resource_limit", "Each {R} stays within its limit.", (("r", "R"),),
-              total("i", "I", P("use", "r", "i") * V("x", "i")), "<=", P("limit", "r"))
+              total("i", "I", P("use", "r", "i") * V("x", "i")), "<=", P("limit", "r"),
+              role="capacity")
         b.objective("max", total("i", "I", P("value", "i") * V("x", "i")),
                     "total {value} in {money}")

@@ -92,9 +92,10 @@ class MinCostFlow(Family):
                 "capacity of each {A}", "{qty}")
         b.param("cost", ("A",), rounded(rng.uniform(1, 10, m)), "cost per unit on each {A}",
                 "{money} per {qty}")
-        b.var("x", (("e", "A"),), "flow on {A} e", ub=P("capacity", "e"), unit="{qty}")
+        b.var("x", (("e", "A"),), "flow on {A} e", ub=P("capacity", "e"), unit="{qty}",
+              role="quantity")
         b.con("balance", "Flow out of a {N} minus flow in equals its net supply.",
-              (("n", "N"),), _out_minus_in("x"), "=", P("supply", "n"))
+              (("n", "N"),), _out_minus_in("x"), "=", P("supply", "n"), role="balance")
         b.objective("min", total("e", "A", P("cost", "e") * V("x", "e")),
                     "total flow cost in {money}")
 
@@ -118,13 +119,14 @@ class MaxFlow(Family):
         _arcs(b, tail, head)
         b.param("capacity", ("A",), rounded(rng.uniform(5, 40, tail.size), 0),
                 "capacity of each {A}", "{qty}")
-        b.var("x", (("e", "A"),), "flow on {A} e", ub=P("capacity", "e"), unit="{qty}")
-        b.var("v", (), "total flow from the first to the last {N}", unit="{qty}")
+        b.var("x", (("e", "A"),), "flow on {A} e", ub=P("capacity", "e"), unit="{qty}",
+              role="quantity")
+        b.var("v", (), "total flow from the first to the last {N}", unit="{qty}", role="quantity")
         b.con("source", "The first {N} sends out the total flow.", (("n", "N"),),
-              _out_minus_in("x") - V("v"), "=", 0.0, where=(Cond("first", "n"),))
+              _out_minus_in("x") - V("v"), "=", 0.0, where=(Cond("first", "n"),), role="balance")
         b.con("conservation", "Every other intermediate {N} passes on what it receives.",
               (("n", "N"),), _out_minus_in("x"), "=", 0.0,
-              where=(Cond("not_first", "n"), Cond("not_last", "n")))
+              where=(Cond("not_first", "n"), Cond("not_last", "n")), role="balance")
         b.objective("max", V("v"), "total flow in {qty}")
 
 
@@ -154,10 +156,10 @@ class ShortestPath(Family):
                 "trips", integer=True)
         b.derive("supply", "[1 if n == 0 else (-1 if n == len(N) - 1 else 0) "
                            "for n in range(len(N))]")
-        b.var("x", (("e", "A"),), "1 if {A} e is on the route", unit="trips")
+        b.var("x", (("e", "A"),), "1 if {A} e is on the route", unit="trips", role="routing")
         b.con("route", "The route leaves the start, reaches the end and passes through "
               "every other {N} it enters.", (("n", "N"),), _out_minus_in("x"), "=",
-              P("supply", "n"))
+              P("supply", "n"), role="balance")
         b.objective("min", total("e", "A", P("length", "e") * V("x", "e")),
                     "route length in {length}")
 
@@ -224,12 +226,13 @@ class MultiCommodityFlow(Family):
                             rng.integers(0, 2, m), load + rounded(rng.uniform(3, 20, m), 0))
         b.param("capacity", ("A",), capacity, "capacity of each {A}", "{qty}")
         b.param("cost", ("A",), cost, "cost per unit on each {A}", "{money} per {qty}")
-        b.var("x", (("k", "K"), ("e", "A")), "flow of {K} k on {A} e", unit="{qty}")
+        b.var("x", (("k", "K"), ("e", "A")), "flow of {K} k on {A} e", unit="{qty}",
+              role="quantity")
         b.con("balance", "Each {K} leaves its origin, reaches its destination and is "
               "conserved elsewhere.", (("k", "K"), ("n", "N")), _out_minus_in("x", "k"), "=",
-              P("supply", "k", "n"))
+              P("supply", "k", "n"), role="balance")
         b.con("shared_capacity", "All {K}s together respect each {A}'s capacity.", (("e", "A"),),
-              total("k", "K", V("x", "k", "e")), "<=", P("capacity", "e"))
+              total("k", "K", V("x", "k", "e")), "<=", P("capacity", "e"), role="capacity")
         b.objective("min", total("k", "K", total("e", "A", P("cost", "e") * V("x", "k", "e"))),
                     "total routing cost in {money}")
 

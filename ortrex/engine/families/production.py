@@ -52,19 +52,21 @@ def _plan_data(b: Builder, rng: np.random.Generator) -> tuple[int, int]:
 
 
 def _balance(b: Builder) -> None:
-    b.var("x", (("p", "P"), ("t", "T")), "{qty} of {P} p made in {T} t", unit="{qty}")
+    b.var("x", (("p", "P"), ("t", "T")), "{qty} of {P} p made in {T} t", unit="{qty}",
+          role="quantity")
     b.var("s", (("p", "P"), ("t", "T")), "{qty} of {P} p in stock at the end of {T} t",
-          unit="{qty}")
+          unit="{qty}", role="inventory")
     b.con("capacity_limit", "Production in a {T} fits its {time}.", (("t", "T"),),
-          total("p", "P", P("hours", "p") * V("x", "p", "t")), "<=", P("capacity", "t"))
+          total("p", "P", P("hours", "p") * V("x", "p", "t")), "<=", P("capacity", "t"),
+          role="capacity")
     b.con("first_balance", "In the first {T}, start stock plus output covers demand; the rest "
           "is stocked.", (("p", "P"), ("t", "T")),
           V("s", "p", "t") - V("x", "p", "t"), "=", P("initial", "p") - P("demand", "p", "t"),
-          where=(Cond("first", "t"),))
+          where=(Cond("first", "t"),), role="balance")
     b.con("balance", "Stock carried in plus output covers demand; the rest is stocked.",
           (("p", "P"), ("t", "T")),
           V("s", "p", "t") - V("s", "p", Idx("t") - 1) - V("x", "p", "t"), "=",
-          -P("demand", "p", "t"), where=(Cond("not_first", "t"),))
+          -P("demand", "p", "t"), where=(Cond("not_first", "t"),), role="balance")
 
 
 @register
@@ -115,10 +117,10 @@ class LotSizing(Family):
                 "cost of setting up for each {P}", "{money}")
         _balance(b)
         b.var("y", (("p", "P"), ("t", "T")), "1 if the line is set up for {P} p in {T} t",
-              vtype="B")
+              vtype="B", role="indicator")
         b.con("setup_link", "A {P} is made in a {T} only after a setup.",
               (("p", "P"), ("t", "T")), V("x", "p", "t") - P("big_m", "p", "t") *
-              V("y", "p", "t"), "<=", 0.0)
+              V("y", "p", "t"), "<=", 0.0, role="linking")
         b.objective("min", total("p", "P", total("t", "T", P("make_cost", "p", "t") *
                                                  V("x", "p", "t") + P("hold_cost", "p") *
                                                  V("s", "p", "t") + P("setup_cost", "p") *

@@ -45,18 +45,18 @@ class TSP(Family):
         b.derive("n_nodes", "len(N)")
         off_diag = (Cond("ne", "i", "j"),)
         b.var("x", (("i", "N"), ("j", "N")), "1 if the tour goes from {N} i to {N} j",
-              vtype="B", where=off_diag)
+              vtype="B", where=off_diag, role="routing")
         b.var("u", (("i", "N"),), "position of {N} i in the tour", lb=1.0, ub=float(n - 1),
-              where=(Cond("not_first", "i"),), unit="position")
+              where=(Cond("not_first", "i"),), unit="position", role="position")
         b.con("leave_once", "The tour leaves every {N} once.", (("i", "N"),),
-              total("j", "N", V("x", "i", "j"), Cond("ne", "i", "j")), "=", 1.0)
+              total("j", "N", V("x", "i", "j"), Cond("ne", "i", "j")), "=", 1.0, role="degree")
         b.con("enter_once", "The tour enters every {N} once.", (("j", "N"),),
-              total("i", "N", V("x", "i", "j"), Cond("ne", "i", "j")), "=", 1.0)
+              total("i", "N", V("x", "i", "j"), Cond("ne", "i", "j")), "=", 1.0, role="degree")
         b.con("no_subtour", "Positions increase along the tour, so it has no sub-tours.",
               (("i", "N"), ("j", "N")),
               V("u", "i") - V("u", "j") + P("n_nodes") * V("x", "i", "j"), "<=",
               P("n_nodes") - 1, where=(Cond("ne", "i", "j"), Cond("not_first", "i"),
-                                       Cond("not_first", "j")))
+                                       Cond("not_first", "j")), role="subtour")
         b.objective("min", total("i", "N", total("j", "N", P("dist", "i", "j") *
                                                  V("x", "i", "j"), Cond("ne", "i", "j"))),
                     "total tour {measure} in {length}")

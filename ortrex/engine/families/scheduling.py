@@ -47,16 +47,17 @@ class SingleMachine(Family):
         b.param("big_m", (), release.max() + proc.sum(), "a time horizon longer than any "
                 "schedule", "{time}")
         b.derive("big_m", "max(release) + sum(proc)")
-        b.var("s", (("j", "J"),), "start time of {J} j", lb=P("release", "j"), unit="{time}")
+        b.var("s", (("j", "J"),), "start time of {J} j", lb=P("release", "j"), unit="{time}",
+              role="timing")
         b.var("y", (("i", "J"), ("j", "J")), "1 if {J} i comes before {J} j", vtype="B",
-              where=(Cond("lt", "i", "j"),))
+              where=(Cond("lt", "i", "j"),), role="ordering")
         b.con("i_before_j", "If {J} i comes first, {J} j starts after i ends.",
               (("i", "J"), ("j", "J")),
               V("s", "i") + P("proc", "i") - V("s", "j") - P("big_m") * (1 - V("y", "i", "j")),
-              "<=", 0.0, where=(Cond("lt", "i", "j"),))
+              "<=", 0.0, where=(Cond("lt", "i", "j"),), role="definition")
         b.con("j_before_i", "Otherwise {J} i starts after j ends.", (("i", "J"), ("j", "J")),
               V("s", "j") + P("proc", "j") - V("s", "i") - P("big_m") * V("y", "i", "j"),
-              "<=", 0.0, where=(Cond("lt", "i", "j"),))
+              "<=", 0.0, where=(Cond("lt", "i", "j"),), role="definition")
         b.objective("min", total("j", "J", P("weight", "j") * (V("s", "j") + P("proc", "j"))),
                     "weighted completion time in {time}")
 
@@ -108,8 +109,10 @@ class ShiftScheduling(Family):
         b.param("need", ("T",), need, "{staff} needed in each {T}", "{staff}", integer=True)
         b.param("cost", ("S",), rounded(length * 100 * premium, 0), "cost of one person on "
                 "each {S}", "{money}")
-        b.var("x", (("s", "S"),), "{staff} starting {S} s", vtype="I", unit="{staff}")
+        b.var("x", (("s", "S"),), "{staff} starting {S} s", vtype="I", unit="{staff}",
+              role="quantity")
         b.con("coverage", "Every {T} has enough {staff}.", (("t", "T"),),
-              total("s", "S", P("covers", "t", "s") * V("x", "s")), ">=", P("need", "t"))
+              total("s", "S", P("covers", "t", "s") * V("x", "s")), ">=", P("need", "t"),
+              role="covering")
         b.objective("min", total("s", "S", P("cost", "s") * V("x", "s")),
                     "staffing cost in {money}")

@@ -48,10 +48,11 @@ class Transportation(Family):
         b.param("demand", ("D",), demand, "{qty} required by each {D}", "{qty}")
         b.param("cost", ("S", "D"), cost, "cost of shipping one unit from a {S} to a {D}",
                 "{money} per {qty}")
-        b.var("x", (("s", "S"), ("d", "D")), "{qty} shipped from {S} s to {D} d", unit="{qty}")
+        b.var("x", (("s", "S"), ("d", "D")), "{qty} shipped from {S} s to {D} d", unit="{qty}",
+              role="quantity")
         b.con("supply_limit", "Each {S} ships no more than it has.", (("s", "S"),),
-              total("d", "D", V("x", "s", "d")), "<=", P("supply", "s"))
+              total("d", "D", V("x", "s", "d")), "<=", P("supply", "s"), role="capacity")
         b.con("demand_met", "Each {D} receives at least what it needs.", (("d", "D"),),
-              total("s", "S", V("x", "s", "d")), ">=", P("demand", "d"))
+              total("s", "S", V("x", "s", "d")), ">=", P("demand", "d"), role="demand")
         b.objective("min", total("s", "S", total("d", "D", P("cost", "s", "d") * V("x", "s", "d"))),
                     "total shipping cost in {money}")

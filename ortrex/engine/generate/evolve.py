@@ -23,14 +23,12 @@ from typing import Any
 import duckdb
 import numpy as np
 
-from ortrex import __version__
 from ortrex.engine.generate.job import (
     Executor,
+    GenerateWriter,
     JobError,
     JobReport,
     TaskRecord,
-    Writer,
-    make_executor,
     to_record,
 )
 from ortrex.engine.generate.mutate import (
@@ -42,11 +40,20 @@ from ortrex.engine.generate.mutate import (
 from ortrex.engine.generate.pipeline import TaskResult, verify
 from ortrex.ir.canonical import CanonicalModel
 from ortrex.ir.semantic import SemanticModel
-from ortrex.jobs import TaskFailure, drive
+from ortrex.jobs import TaskFailure, executor_for
+from ortrex.jobs import run_job as run_batch
 from ortrex.store.db import Store, utcnow
 from ortrex.store.errors import QueryError
-from ortrex.store.ids import content_id, edge_id
-from ortrex.store.records import failure_row, unpack_solution
+from ortrex.store.ids import content_id
+from ortrex.store.records import (
+    failed_reason,
+    failure_row,
+    finish_run,
+    lineage_row,
+    run_task_row,
+    start_run,
+    unpack_solution,
+)
 
 _IDS = re.compile(r"^\s*[A-Za-z0-9_]{8,}\s*(,\s*[A-Za-z0-9_]{8,}\s*)*$")
 PARENTS_SQL = """
@@ -187,25 +194,53 @@ class MutateReport(JobReport):
     same_instance: int = 0
 
 
-class MutationWriter(Writer):
-    """The job writer, with mutation lineage and same-instance children."""
+class MutationWriter(GenerateWriter):
+    """The generate writer with mutation lineage and same-instance children; it numbers the
+    job's tasks from ``k`` (across rounds) and commits every ``batch`` tasks."""
+
+    def __init__(self, store: Store, spec: MutateSpec, report: MutateReport, batch: int,
+                 k: int, on_result: Callable[[MutateReport], None] | None) -> None:
+        super().__init__(store, spec, report, batch, max_delay=None)  # type: ignore[arg-type]
+        self.report: MutateReport = report
+        self.k, self.progress = k, on_result
+
+    def add(self, task: MutTask, m: MutRecord) -> None:  # type: ignore[override]
+        """Buffer one finished task (the driver's call)."""
+        self.add_mutation(m, self.report, self.k)
+        self.next_task()
+
+    def fail(self, task: MutTask, failure: TaskFailure) -> None:  # type: ignore[override]
+        """Queue a task that failed on every attempt: a ``failed`` task and its failure row."""
+        self.put("task_failures", [failure_row(self.run_id, "mutate", task.key, failure)])
+        self.put("run_tasks", [run_task_row(self.run_id, task.key, self.k, task.parent.family,
+                                            "failed", reason=failed_reason(failure))])
+        self.task_done()
+        self.report.tasks += 1
+        self.report.failed += 1
+        self.report.by_operator.setdefault(task.operator, Counter())["failed"] += 1
+        self.next_task()
+
+    def next_task(self) -> None:
+        """The next task's number, and progress."""
+        self.k += 1
+        if self.progress:
+            self.progress(self.report)
 
     def add_mutation(self, m: MutRecord, report: MutateReport, k: int) -> bool:
+        """Queue one mutation outcome as task ``k``; returns whether the child was accepted."""
         now = utcnow()
         t = m.task
         stamp = {"created_at": now, "run_id": self.run_id}
-        put = self.rows.setdefault
         op = report.by_operator.setdefault(t.operator, Counter())
         op["tasks"] += 1
         report.tasks += 1
         if m.record is None:
             report.skipped[(m.skipped or "?").split(":")[0]] += 1
             op["skipped"] += 1
-            put("run_tasks", []).append({
-                "id": f"{self.run_id}:{t.key}", "run_id": self.run_id, "task": k,
-                "family": t.parent.family, "instance_id": None, "semantic_id": None,
-                "outcome": "skipped", "reason": (m.skipped or "")[:500], "created_at": now})
-            self.pending += 1
+            self.put("run_tasks", [run_task_row(self.run_id, t.key, k, t.parent.family,
+                                                "skipped", reason=(m.skipped or "")[:500],
+                                                created_at=now)])
+            self.task_done()
             return False
         r = m.record
         iid, sid = r.instance_id, r.semantic_id
@@ -216,7 +251,7 @@ class MutationWriter(Writer):
             # instance may be stored too: the telling belongs to its parent's).
             order = sorted(same, key=lambda i: i != t.parent.instance_id) if m.presentation \
                 else same
-            duplicate_of, detail = self._duplicate(r, order)
+            duplicate_of, detail = self.duplicate(r, order)
             if duplicate_of is not None and not m.presentation:
                 reason = "duplicate"
             elif duplicate_of is None:
@@ -227,29 +262,26 @@ class MutationWriter(Writer):
         target = duplicate_of if (m.presentation and duplicate_of) else iid
         if duplicate_of is None or not accepted:
             if duplicate_of != iid:
-                put("instances", []).append({**r.instance, **stamp, "status": status,
-                                             "reject_reason": reason, "reject_detail": detail,
-                                             "duplicate_of": duplicate_of})
-            put("verifications", []).extend({**v, **stamp} for v in r.verifications)
+                self.put("instances", [{**r.instance, **stamp, "status": status,
+                                        "reject_reason": reason, "reject_detail": detail,
+                                        "duplicate_of": duplicate_of}])
+            self.put("verifications", ({**v, **stamp} for v in r.verifications))
         else:
             report.same_instance += 1  # a new telling of an instance already stored
-        put("semantic_models", []).append({**r.semantic, **stamp})
+        self.put("semantic_models", [{**r.semantic, **stamp}])
         params = json.dumps({"round": t.round, "seed": t.seed, **m.params}, default=str)
         parents = [t.parent.semantic_id] + ([t.other_id] if t.other_id else [])
         edges = [(p, "semantic_model", sid, "semantic_model", "mutated", t.operator)
                  for p in parents]
         edges += [(sid, "semantic_model", target, "instance", "grounded", None),
                   (self.run_id, "run", sid, "semantic_model", "generated", t.operator)]
-        for parent, pkind, child, ckind, rel, oper in edges:
-            put("lineage", []).append({
-                "id": edge_id(parent, child, rel, oper), "parent_id": parent,
-                "parent_kind": pkind, "child_id": child, "child_kind": ckind, "relation": rel,
-                "operator": oper, "params": params, **stamp})
-        put("run_tasks", []).append({
-            "id": f"{self.run_id}:{t.key}", "run_id": self.run_id, "task": k,
-            "family": t.parent.family, "instance_id": target, "semantic_id": sid,
-            "outcome": status, "reason": reason, "created_at": now})
-        self.pending += 1
+        self.put("lineage", (lineage_row(parent, pkind, child, ckind, rel, operator=oper,
+                                         params=params, created_at=now, run_id=self.run_id)
+                             for parent, pkind, child, ckind, rel, oper in edges))
+        self.put("run_tasks", [run_task_row(self.run_id, t.key, k, t.parent.family, status,
+                                            reason=reason, instance_id=target,
+                                            semantic_id=sid, created_at=now)])
+        self.task_done()
         if accepted:
             report.accepted += 1
             report.bands[r.band] += 1
@@ -317,44 +349,6 @@ def _round_children(store: Store, run_id: str, rnd: int) -> list[Parent]:
     return [Parent(*row) for row in df.iter_rows()]
 
 
-class _MutateWriter:
-    """The driver's view of the mutation writer (numbers the round's tasks from ``k``)."""
-
-    def __init__(self, writer: MutationWriter, report: MutateReport,
-                 on_result: Callable[[MutateReport], None] | None, k: int) -> None:
-        self.writer, self.report, self.on_result, self.k = writer, report, on_result, k
-
-    def add(self, task: MutTask, m: MutRecord) -> None:
-        self.writer.add_mutation(m, self.report, self.k)
-        self._next()
-
-    def fail(self, task: MutTask, failure: TaskFailure) -> None:
-        w = self.writer
-        w.rows.setdefault("task_failures", []).append(
-            failure_row(w.run_id, "mutate", task.key, failure))
-        w.rows.setdefault("run_tasks", []).append({
-            "id": f"{w.run_id}:{task.key}", "run_id": w.run_id, "task": self.k,
-            "family": task.parent.family, "instance_id": None, "semantic_id": None,
-            "outcome": "failed", "reason": f"{failure.kind}: {failure.error}"[:500],
-            "created_at": utcnow()})
-        w.pending += 1
-        self.report.tasks += 1
-        self.report.failed += 1
-        self.report.by_operator.setdefault(task.operator, Counter())["failed"] += 1
-        self._next()
-
-    def _next(self) -> None:
-        self.k += 1
-        if self.on_result:
-            self.on_result(self.report)
-
-    def due(self) -> bool:
-        return self.writer.pending >= self.writer.batch
-
-    def flush(self) -> None:
-        self.writer.flush()
-
-
 PAGE = 256  # parents whose models are read from the store at a time
 
 
@@ -402,23 +396,17 @@ def run_mutate(store: Store, spec: MutateSpec, workers: int = 1,
     frozen = json.loads(prev.item()).get("parents") if prev.height else None
     parents = [Parent(*p) for p in frozen] if frozen else select_parents(store, spec.selection)
     report = MutateReport(run_id=spec.run_id, workers=workers)
-    with store.transaction():
-        store.insert("runs", [{"id": spec.run_id, "command": "mutate",
-                               "config": {**asdict(spec), "workers": workers,
-                                          "parents": [list(asdict(p).values())
-                                                      for p in parents]},
-                               "status": "running", "ortrex_version": __version__,
-                               "started_at": utcnow(), "counts": None}])
-    writer = MutationWriter(store, spec, batch)  # type: ignore[arg-type]
+    start_run(store, spec.run_id, "mutate",
+              {**asdict(spec), "workers": workers,
+               "parents": [list(asdict(p).values()) for p in parents]})
     done = {row[0] for row in store.query("SELECT id FROM run_tasks WHERE run_id = ?",
                                           [spec.run_id]).iter_rows()}
     report.resumed_from = len(done)
+    writer = MutationWriter(store, spec, report, batch, len(done), on_result)
     cells = _cell_counts(store)
     partners = _partners(store, spec.operators)
-    own = executor is None
-    executor = executor or make_executor(workers)
-    k = len(done)
-    try:
+    # One executor for every round (a round's tasks depend on the round before).
+    with executor_for(executor, workers) as ex:
         for rnd in range(1, spec.rounds + 1):
             if rnd > 1:
                 parents = _round_children(store, spec.run_id, rnd - 1)
@@ -427,20 +415,12 @@ def run_mutate(store: Store, spec: MutateSpec, workers: int = 1,
             if on_round:
                 on_round(rnd, sum(f"{spec.run_id}:r{rnd}:{p.semantic_id}:{j}" not in done
                                   for p in parents for j in range(spec.per_parent)))
-            mw = _MutateWriter(writer, report, on_result, k)
-            drive(_round_tasks(store, spec, rnd, parents, cells, partners, done),
-                  mutate_task, mw, executor)
-            k = mw.k
+            run_batch(_round_tasks(store, spec, rnd, parents, cells, partners, done),
+                      mutate_task, writer, executor=ex)
             report.rounds_done = rnd
-    finally:
-        if own:
-            executor.close()
     report.seconds = time.perf_counter() - start
     report.complete = True
-    with store.transaction():
-        store.conn.execute(
-            "UPDATE runs SET status = 'complete', finished_at = ?, counts = ? WHERE id = ?",
-            [utcnow(), json.dumps({"tasks": report.tasks, "accepted": report.accepted,
-                                   "rejected": dict(report.rejected),
-                                   "skipped": dict(report.skipped)}), spec.run_id])
+    finish_run(store, spec.run_id, {"tasks": report.tasks, "accepted": report.accepted,
+                                    "rejected": dict(report.rejected),
+                                    "skipped": dict(report.skipped)})
     return report

@@ -25,18 +25,31 @@ from ortrex.engine.families import REGISTRY, SIZES
 from ortrex.engine.generate.pipeline import TaskResult, run_task, verification_rows
 from ortrex.ir.canonical import CanonicalModel
 from ortrex.jobs import (
+    IGNORE,
     MAX_WORKERS,
+    REPLACE,
+    BatchWriter,
+    DriveStats,
     Executor,
     InlineExecutor,
     JobError,
     LocalExecutor,
     TaskFailure,
-    drive,
     make_executor,
 )
+from ortrex.jobs import run_job as run_batch
 from ortrex.store.db import Store, utcnow
-from ortrex.store.ids import content_id, edge_id
-from ortrex.store.records import failure_row, finish_run, instance_row, load_instance, start_run
+from ortrex.store.ids import content_id
+from ortrex.store.records import (
+    failed_reason,
+    failure_row,
+    finish_run,
+    instance_row,
+    lineage_row,
+    load_instance,
+    run_task_row,
+    start_run,
+)
 from ortrex.verifiers.equivalence.check import UNDECIDED, check_equivalence
 
 MIX = (("small", 0.30), ("medium", 0.45), ("large", 0.25))  # the default size mix
@@ -181,17 +194,23 @@ def to_record(r: TaskResult) -> TaskRecord:
         r.seconds, instance, semantic, verifications)
 
 
-class Writer:
-    """The single writer: buffers task records and commits them in transactional batches."""
+GENERATE_TABLES = {"instances": IGNORE, "semantic_models": IGNORE, "verifications": REPLACE,
+                   "lineage": IGNORE, "run_tasks": IGNORE, "task_failures": REPLACE}
 
-    def __init__(self, store: Store, spec: JobSpec, batch: int = 256,
-                 max_delay: float = 2.0) -> None:
-        self.store, self.spec = store, spec
-        self.batch, self.max_delay = batch, max_delay
-        self.rows: dict[str, list[dict[str, Any]]] = {}
-        self.pending = 0
-        self.last_flush = time.monotonic()
+
+class GenerateWriter(BatchWriter):
+    """The generate job's writer: accepts or rejects each task record (duplicates proven by the
+    equivalence checker) and commits its rows in transactional batches. Two tasks can yield the
+    same row (an identical instance, a repeated edge): the first is written."""
+
+    def __init__(self, store: Store, spec: JobSpec, report: JobReport, batch: int = 256,
+                 max_delay: float | None = 2.0,
+                 on_result: Callable[[TaskRecord, bool, str | None, JobReport], None] | None
+                 = None) -> None:
+        super().__init__(store, GENERATE_TABLES, batch, max_delay)
+        self.spec, self.report, self.on_result = spec, report, on_result
         self.run_id = spec.run_id
+        self.db = store
         df = store.query("SELECT structural_fp, id FROM instances WHERE status = 'accepted' "
                          "ORDER BY created_at, id")
         # Fingerprint -> accepted instances with it (two only after a proven collision).
@@ -200,15 +219,24 @@ class Writer:
             self.accepted_fp.setdefault(fp, []).append(iid)
         self.buffered_models: dict[str, bytes] = {}  # accepted, not yet committed
         self.collisions = 0  # equal fingerprints that the checker proved different
+        self.accepted = 0  # accepted by this writer (the job stops at its target)
 
-    def add(self, r: TaskRecord, report: JobReport) -> tuple[bool, str | None]:
-        """Queue one task; returns (accepted, rejection reason)."""
+    def add(self, task: tuple[JobSpec, int], r: TaskRecord) -> None:
+        """Buffer one finished task (the driver's call)."""
+        ok, reason = self.record(r)
+        self.accepted += ok
+        if self.on_result:
+            self.on_result(r, ok, reason, self.report)
+
+    def record(self, r: TaskRecord) -> tuple[bool, str | None]:
+        """Queue one task record; returns (accepted, rejection reason)."""
+        report = self.report
         now = utcnow()
         iid, sid = r.instance_id, r.semantic_id
         reason, detail, duplicate_of = r.reason, r.detail, None
         if r.accepted:
             same = self.accepted_fp.setdefault(r.structural_fp, [])
-            duplicate_of, detail = self._duplicate(r, same)
+            duplicate_of, detail = self.duplicate(r, same)
             if duplicate_of is not None:
                 reason = "duplicate"
             else:
@@ -217,28 +245,26 @@ class Writer:
         accepted = reason is None
         status = "accepted" if accepted else "rejected"
         stamp = {"created_at": now, "run_id": self.run_id}
-        put = self.rows.setdefault
         if duplicate_of != iid:  # an identical instance is already stored as it is
-            put("instances", []).append({**r.instance, **stamp, "status": status,
-                                         "reject_reason": reason, "reject_detail": detail,
-                                         "duplicate_of": duplicate_of})
-        put("semantic_models", []).append({**r.semantic, **stamp})
-        put("verifications", []).extend({**v, **stamp} for v in r.verifications)
+            self.put("instances", [{**r.instance, **stamp, "status": status,
+                                    "reject_reason": reason, "reject_detail": detail,
+                                    "duplicate_of": duplicate_of}])
+        self.put("semantic_models", [{**r.semantic, **stamp}])
+        self.put("verifications", ({**v, **stamp} for v in r.verifications))
         params = json.dumps({"task": r.task, "seed": self.spec.seed,
                              "size": self.spec.size_of(r.task)})
-        for parent, pkind, child, ckind, rel in (
+        self.put("lineage", (
+            lineage_row(parent, pkind, child, ckind, rel,
+                        operator=r.family if rel == "sampled" else None, params=params,
+                        created_at=now, run_id=self.run_id)
+            for parent, pkind, child, ckind, rel in (
                 (self.run_id, "run", sid, "semantic_model", "sampled"),
                 (sid, "semantic_model", iid, "instance", "grounded"),
-                (self.run_id, "run", iid, "instance", "generated")):
-            put("lineage", []).append({
-                "id": edge_id(parent, child, rel), "parent_id": parent, "parent_kind": pkind,
-                "child_id": child, "child_kind": ckind, "relation": rel,
-                "operator": r.family if rel == "sampled" else None, "params": params, **stamp})
-        put("run_tasks", []).append({
-            "id": f"{self.run_id}:{r.task}", "run_id": self.run_id, "task": r.task,
-            "family": r.family, "instance_id": iid, "semantic_id": sid, "outcome": status,
-            "reason": reason, "created_at": now})
-        self.pending += 1
+                (self.run_id, "run", iid, "instance", "generated"))))
+        self.put("run_tasks", [run_task_row(self.run_id, r.task, r.task, r.family, status,
+                                            reason=reason, instance_id=iid, semantic_id=sid,
+                                            created_at=now)])
+        self.task_done()
         report.tasks += 1
         report.solver_seconds += r.solver_seconds
         report.worker_seconds += r.seconds
@@ -254,29 +280,27 @@ class Writer:
             report.statuses[f"{solver}:{st}"] += 1
         return accepted, reason
 
-    def fail(self, task: int, family: str, failure: TaskFailure, report: JobReport,
-             command: str = "generate") -> None:
+    def fail(self, task: tuple[JobSpec, int], failure: TaskFailure) -> None:
         """Queue a task that failed on every attempt: a ``failed`` task and its failure row
         (the job goes on; a resume does not try it again)."""
-        key = str(task)
-        self.rows.setdefault("task_failures", []).append(
-            failure_row(self.run_id, command, key, failure))
-        self.rows.setdefault("run_tasks", []).append({
-            "id": f"{self.run_id}:{key}", "run_id": self.run_id, "task": task,
-            "family": family, "instance_id": None, "semantic_id": None, "outcome": "failed",
-            "reason": f"{failure.kind}: {failure.error}"[:500], "created_at": utcnow()})
-        self.pending += 1
-        report.tasks += 1
-        report.failed += 1
-        report.by_family.setdefault(family, Counter())["failed"] += 1
+        k = task[1]
+        family = self.spec.family_of(k)
+        self.put("task_failures", [failure_row(self.run_id, "generate", str(k), failure)])
+        self.put("run_tasks", [run_task_row(self.run_id, k, k, family, "failed",
+                                            reason=failed_reason(failure))])
+        self.task_done()
+        self.report.tasks += 1
+        self.report.failed += 1
+        self.report.by_family.setdefault(family, Counter())["failed"] += 1
 
-    def _model(self, iid: str) -> CanonicalModel:
+    def model(self, iid: str) -> CanonicalModel:
+        """An accepted instance's model, from the buffer or the store."""
         blob = self.buffered_models.get(iid)
         if blob is None:
-            return load_instance(self.store, iid)
+            return load_instance(self.db, iid)
         return CanonicalModel.from_bytes(zlib.decompress(blob))
 
-    def _duplicate(self, r: TaskRecord, same: list[str]) -> tuple[str | None, str | None]:
+    def duplicate(self, r: TaskRecord, same: list[str]) -> tuple[str | None, str | None]:
         """The accepted instance ``r`` duplicates, confirmed by the equivalence checker."""
         if r.instance_id in same:
             return r.instance_id, "identical to an accepted instance"
@@ -284,7 +308,7 @@ class Writer:
             return None, None
         model = CanonicalModel.from_bytes(zlib.decompress(r.instance["model"]))
         for other in same:
-            result = check_equivalence(model, self._model(other), time_limit=EQUIV_TIME_LIMIT)
+            result = check_equivalence(model, self.model(other), time_limit=EQUIV_TIME_LIMIT)
             if result.verdict == UNDECIDED:  # equal fingerprints and no proof either way
                 return other, (f"same structural fingerprint as accepted instance {other[:16]}; "
                                f"equivalence undecided in {EQUIV_TIME_LIMIT:g} s")
@@ -293,29 +317,10 @@ class Writer:
         self.collisions += 1
         return None, None
 
-    def due(self) -> bool:
-        """Whether the buffer should be committed now."""
-        return self.pending >= self.batch or (
-            self.pending > 0 and time.monotonic() - self.last_flush > self.max_delay)
-
     def flush(self) -> None:
-        """Commit everything buffered in one transaction."""
-        if not self.pending:
-            return
-        with self.store.transaction():
-            for table in ("instances", "semantic_models", "verifications", "lineage",
-                          "run_tasks", "task_failures"):
-                # Two tasks can yield the same row (an identical instance, a repeated edge).
-                rows = list({r["id"]: r for r in reversed(self.rows.get(table, []))}.values())
-                rows.reverse()
-                if rows:
-                    self.store.insert(table, rows,
-                                      on_conflict="replace" if table in (
-                                          "verifications", "task_failures") else "ignore")
-        self.rows.clear()
+        """Commit everything buffered in one transaction (then the models come from the store)."""
+        super().flush()
         self.buffered_models.clear()
-        self.pending = 0
-        self.last_flush = time.monotonic()
 
 
 def _progress_so_far(store: Store, run_id: str) -> tuple[int, int]:
@@ -325,32 +330,6 @@ def _progress_so_far(store: Store, run_id: str) -> tuple[int, int]:
     if n and last != n - 1:
         raise JobError(f"run {run_id} has gaps in its tasks; it cannot be resumed")
     return int(n or 0), int(a or 0)
-
-
-class _GenerateWriter:
-    """The driver's view of the generate writer (task index in, rows and counts out)."""
-
-    def __init__(self, writer: Writer, spec: JobSpec, report: JobReport,
-                 on_result: Callable[[TaskRecord, bool, str | None, JobReport], None] | None
-                 ) -> None:
-        self.writer, self.spec, self.report, self.on_result = writer, spec, report, on_result
-        self.accepted = 0
-
-    def add(self, task: tuple[JobSpec, int], r: TaskRecord) -> None:
-        ok, reason = self.writer.add(r, self.report)
-        self.accepted += ok
-        if self.on_result:
-            self.on_result(r, ok, reason, self.report)
-
-    def fail(self, task: tuple[JobSpec, int], failure: TaskFailure) -> None:
-        k = task[1]
-        self.writer.fail(k, self.spec.family_of(k), failure, self.report)
-
-    def due(self) -> bool:
-        return self.writer.due()
-
-    def flush(self) -> None:
-        self.writer.flush()
 
 
 def run_job(store: Store, spec: JobSpec, workers: int = 1, resume: bool = False,
@@ -371,21 +350,18 @@ def run_job(store: Store, spec: JobSpec, workers: int = 1, resume: bool = False,
         report.complete = True
         _load_totals(store, report)
         return report
-    own = executor is None
-    executor = executor or make_executor(workers)
     target = spec.count - accepted
-    gw = _GenerateWriter(Writer(store, spec, batch=batch), spec, report, on_result)
-    try:
-        drive(((spec, k) for k in range(done, 2**31)), _task, gw, executor,
-              stop=lambda: gw.accepted >= target)
-    finally:
-        if own:
-            executor.close()
-    report.complete = True
-    report.seconds = time.perf_counter() - start
-    report.writer_cpu_seconds = time.process_time() - cpu0
-    _load_totals(store, report)
-    finish_run(store, run_id, _counts(report))
+    writer = GenerateWriter(store, spec, report, batch=batch, on_result=on_result)
+
+    def finish(_: DriveStats) -> None:
+        report.complete = True
+        report.seconds = time.perf_counter() - start
+        report.writer_cpu_seconds = time.process_time() - cpu0
+        _load_totals(store, report)
+        finish_run(store, run_id, _counts(report))
+
+    run_batch(((spec, k) for k in range(done, 2**31)), _task, writer, executor=executor,
+              workers=workers, finish=finish, stop=lambda: writer.accepted >= target)
     return report
 
 
@@ -423,6 +399,6 @@ def default_workers() -> int:
 
 
 # The executors moved to ``ortrex.jobs``; these names stay importable from here.
-__all__ = ["MAX_WORKERS", "Executor", "InlineExecutor", "JobError", "JobReport", "JobSpec",
-           "LocalExecutor", "TaskRecord", "Writer", "make_executor", "mix_size", "run_job",
+__all__ = ["MAX_WORKERS", "Executor", "GenerateWriter", "InlineExecutor", "JobError", "JobReport",
+           "JobSpec", "LocalExecutor", "TaskRecord", "make_executor", "mix_size", "run_job",
            "to_record"]

@@ -15,8 +15,8 @@ from collections.abc import Mapping
 
 import numpy as np
 
-# Importing an operator module registers its operators (a new operator is one decorated
-# function in one of these modules, or a new module added here).
+# Importing ``ortrex.engine.operators`` registers the built-in operators (a new one is one
+# decorated function in one of its modules, or a module the package imports, or a plugin).
 from ortrex.engine.operators.base import Context, Mutation, NotApplicable
 from ortrex.engine.operators.crossover import CROSSOVER_PARTNERS
 from ortrex.engine.operators.registry import OPERATORS, Operator, operator

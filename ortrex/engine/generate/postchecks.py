@@ -1,30 +1,31 @@
 """Semantic post-checks on a verified optimum: the model still means what its story says.
 
 The solvers prove that a model solves and fidelity that the text matches the data; these
-checks read the optimum as a modeller would, by the roles of the model's families:
+checks read the optimum as a modeller would. The model checks (``MODEL_CHECKS``) read every
+model by the roles of its families:
 
 * ``one_tour``: a routing family with degree rows (a tour) forms one cycle through every node;
-* ``unprofitable``: a profit objective (after ``cost_to_profit``) is positive at the optimum;
 * ``fractional_indicator``: on/off, setup and start-up decisions are 0 or 1 at the optimum,
   relaxed or not (a fractional start-up is no start-up);
 * ``slack_capacity``: every capacity family is used to at least ``USED`` of its limit in some
   row (a limit nowhere near used is decoration);
 * ``unusable_item``: no yes/no choice is ruled out by one rule on its own (an item heavier
-  than the knapsack, a project over every year's budget);
-* ``zero_worst_case``: a min-max child whose worst case is 0 (a max-min over entities some of
-  which get nothing).
+  than the knapsack, a project over every year's budget).
 
-A failed check rejects the instance with reason ``postcheck:<name>`` and a one-line detail.
+An operator declares the check its children must pass with its registration
+(``@operator(..., postcheck=PostCheck(name, fn, after=...))``, e.g. ``unprofitable`` of
+``cost_to_profit``, ``zero_worst_case`` of ``objective_minmax``); it runs on every model whose
+lineage has that operator, at the place ``after`` names. A failed check rejects the instance
+with reason ``postcheck:<name>`` and a one-line detail.
 """
 
 from __future__ import annotations
-
-from collections.abc import Callable
 
 import numpy as np
 
 from ortrex.engine.generate.filters import Rejection
 from ortrex.engine.generate.mutate import family_values
+from ortrex.engine.operators.registry import OPERATORS, Check
 from ortrex.ir.canonical import CanonicalModel
 from ortrex.ir.semantic import SemanticModel
 from ortrex.verifiers.solution import row_activity
@@ -63,14 +64,6 @@ def one_tour(sm: SemanticModel, model: CanonicalModel, x: np.ndarray, objective:
         if len(seen) != len(nodes) or at != start:
             return f"{v.name}: the arcs used form no single tour ({len(seen)} of {len(nodes)} " \
                    "nodes on the tour through the first)"
-    return None
-
-
-def unprofitable(sm: SemanticModel, model: CanonicalModel, x: np.ndarray, objective: float
-                 ) -> str | None:
-    """A profit that is not positive at the optimum is no profit."""
-    if "cost_to_profit" in sm.descriptors.get("mutations", []) and objective <= TOL:
-        return f"the best profit is {objective:g}: no plan makes money"
     return None
 
 
@@ -135,19 +128,26 @@ def unusable_item(sm: SemanticModel, model: CanonicalModel, x: np.ndarray,
     return None
 
 
-def zero_worst_case(sm: SemanticModel, model: CanonicalModel, x: np.ndarray,
-                    objective: float) -> str | None:
-    """A min-max child's worst case is not 0."""
-    if "objective_minmax" in sm.descriptors.get("mutations", []) and abs(objective) <= TOL:
-        return "the worst case is 0 at the optimum: the min-max objective decides nothing"
-    return None
-
-
-CHECKS: dict[str, Callable[[SemanticModel, CanonicalModel, np.ndarray, float], str | None]] = {
-    "one_tour": one_tour, "unprofitable": unprofitable,
-    "fractional_indicator": fractional_indicator, "slack_capacity": slack_capacity,
-    "unusable_item": unusable_item, "zero_worst_case": zero_worst_case,
+MODEL_CHECKS: dict[str, Check] = {
+    "one_tour": one_tour, "fractional_indicator": fractional_indicator,
+    "slack_capacity": slack_capacity, "unusable_item": unusable_item,
 }
+
+
+def checks_for(sm: SemanticModel) -> list[tuple[str, Check]]:
+    """The checks ``sm`` must pass, in order: the model checks, each followed by the
+    post-checks of the operators in ``sm``'s lineage that run after it, then the rest."""
+    made = set(sm.descriptors.get("mutations", []))
+    own = [op.postcheck for op in OPERATORS.values() if op.postcheck and op.name in made]
+    for pc in own:
+        if pc.after and pc.after not in MODEL_CHECKS:
+            raise ValueError(f"post-check {pc.name!r} runs after {pc.after!r}, which is no "
+                             f"model check ({', '.join(MODEL_CHECKS)})")
+    out: list[tuple[str, Check]] = []
+    for name, check in MODEL_CHECKS.items():
+        out.append((name, check))
+        out += [(pc.name, pc.check) for pc in own if pc.after == name]
+    return out + [(pc.name, pc.check) for pc in own if not pc.after]
 
 
 def postcheck(sm: SemanticModel | None, model: CanonicalModel, x: np.ndarray,
@@ -155,7 +155,7 @@ def postcheck(sm: SemanticModel | None, model: CanonicalModel, x: np.ndarray,
     """The first semantic post-check the optimum fails, as a rejection (None: all pass)."""
     if sm is None:
         return None
-    for name, check in CHECKS.items():
+    for name, check in checks_for(sm):
         why = check(sm, model, x, objective)
         if why:
             return Rejection(f"postcheck:{name}", why)

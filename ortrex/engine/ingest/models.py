@@ -7,21 +7,21 @@ import os
 import time
 from collections import Counter
 from collections.abc import Callable, Iterable
+from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from ortrex import __version__
 from ortrex.ir.canonical import CanonicalModel
 from ortrex.ir.formats import ModelFileError, detect_format, loads
 from ortrex.ir.formats.errors import UnsupportedFeatureError
 from ortrex.ir.formats.general import read_general_file
 from ortrex.ir.formats.text import decode_text, read_bytes
-from ortrex.jobs import Executor, TaskFailure, make_executor
+from ortrex.jobs import Executor, TaskFailure, executor_for
 from ortrex.store.db import Store, utcnow
-from ortrex.store.ids import content_id, edge_id, verification_id
-from ortrex.store.records import instance_row
+from ortrex.store.ids import content_id, verification_id
+from ortrex.store.records import instance_row, lineage_row, run_row
 from ortrex.verifiers.solvers import solve_highs
 
 MODEL_SUFFIXES = (".lp", ".mps", ".json", ".lp.gz", ".mps.gz", ".json.gz", ".lp.bz2",
@@ -146,19 +146,18 @@ def prepare_import(paths: Iterable[str | Path], *, family: str | None = None,
     files = [str(p) for p in expand_inputs(paths)]
     if on_stage:
         on_stage("parse", len(files))
-    own = executor is None and workers > 1
-    executor = make_executor(workers) if own else executor
-    try:
+    # One worker and no executor given: everything runs here, no executor at all.
+    pool: AbstractContextManager[Executor | None] = (
+        executor_for(executor, workers) if executor is not None or workers > 1
+        else nullcontext(None))
+    with pool as ex:
         parsed: list[ParsedFile] = [
             ParsedFile(f, "", 0, "?", error=ModelFileError(f"{f}: reading it {r.line()}"))
             if isinstance(r, TaskFailure) else r
-            for f, r in zip(files, _map(parse_file, files, executor, progress, "parse"),
+            for f, r in zip(files, _map(parse_file, files, ex, progress, "parse"),
                             strict=True)]
-        prep = _solve(files, parsed, family, solve, skip_bad, started_at, executor, progress,
+        prep = _solve(files, parsed, family, solve, skip_bad, started_at, ex, progress,
                       on_stage)
-    finally:
-        if own and executor is not None:
-            executor.close()
     prep.seconds = time.perf_counter() - start
     return prep
 
@@ -215,12 +214,10 @@ def commit_import(store: Store, prep: PreparedImport) -> ImportReport:
         sid = content_id("src", path, r.sha256)
         sources.setdefault(sid, {"id": sid, "path": path, "sha256": r.sha256, "format": r.fmt,
                                  "size_bytes": r.size, "first_seen_at": now, "run_id": run_id})
-        eid = edge_id(sid, iid, "imported")
-        edges.setdefault(eid, {"id": eid, "parent_id": sid, "parent_kind": "source",
-                               "child_id": iid, "child_kind": "instance", "relation": "imported",
-                               "operator": None,
-                               "params": {"path": path, "sha256": r.sha256, "format": r.fmt},
-                               "created_at": now, "run_id": run_id})
+        edge = lineage_row(sid, "source", iid, "instance", "imported",
+                           params={"path": path, "sha256": r.sha256, "format": r.fmt},
+                           created_at=now, run_id=run_id)
+        edges.setdefault(edge["id"], edge)
         report.classes[m.stats().problem_class] += 1
     verifications = []
     for iid, v in prep.verdicts.items():
@@ -243,9 +240,8 @@ def commit_import(store: Store, prep: PreparedImport) -> ImportReport:
         report.seconds = prep.seconds + time.perf_counter() - start
         counts = {"files": report.files, "imported": report.imported,
                   "new_instances": report.new_instances, "skipped": len(report.skipped)}
-        store.insert("runs", [{"id": run_id, "command": "import-lp", "config": config,
-                               "counts": counts, "status": "ok", "ortrex_version": __version__,
-                               "started_at": prep.started_at, "finished_at": utcnow()}])
+        store.insert("runs", [run_row(run_id, "import-lp", config, status="ok", counts=counts,
+                                      started_at=prep.started_at, finished_at=utcnow())])
     return report
 
 

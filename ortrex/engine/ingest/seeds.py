@@ -33,15 +33,24 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from ortrex import __version__
 from ortrex.engine.generate.pipeline import verification_rows, verify
 from ortrex.ir.formats import ModelFileError, loads
 from ortrex.ir.formats.errors import UnsupportedFeatureError, UnsupportedModelError
 from ortrex.ir.formats.general import read_general
-from ortrex.jobs import Executor, JobError, TaskFailure, drive, make_executor
+from ortrex.jobs import (
+    IGNORE,
+    REPLACE,
+    BatchWriter,
+    DriveStats,
+    Executor,
+    JobError,
+    Policy,
+    TaskFailure,
+)
+from ortrex.jobs import run_job as run_batch
 from ortrex.store.db import Store, utcnow
-from ortrex.store.ids import content_id, edge_id
-from ortrex.store.records import failure_row, instance_row
+from ortrex.store.ids import content_id
+from ortrex.store.records import failure_row, instance_row, lineage_row, run_row
 from ortrex.verifiers.checks.document import Check, check_row, sandbox
 from ortrex.verifiers.checks.registry import DocContext, run_checks
 from ortrex.verifiers.grounding import Grounds
@@ -538,74 +547,27 @@ BATCH = 256  # seeds per write transaction: memory stays flat in the file's size
 FLUSH_S = 2.0  # the longest a finished seed waits to be written
 
 
-def _rows(res: SeedResult, sid: str, stamp: dict[str, Any], out: dict[str, Any]) -> None:
-    """The store rows of one seed's outcome, added to ``out``. The problem is stored once as
-    the text and once in the messages (the SFT export's input); embedded data files are not
-    stored again (they are in the text), carried ones are."""
-    s = res.seed
-    form = str(s.metadata.get("mode") or "")
-    did = content_id("doc", "seed", s.id, s.problem, s.answer, s.files, s.args)
-    out["documents"].append({
-        "id": did, "instance_id": res.instance["id"] if res.instance else None,
-        "semantic_id": None, "kind": "seed", "form": form or None, "text": s.problem,
-        "data_files": json.dumps(s.files) if s.files else None, "program": res.code,
-        "renderer": f"seed:{s.metadata.get('seed_stage', 'external')}",
-        "template": s.metadata.get("answer_style"), "statement": None,
-        "style": s.metadata.get("answer_style"), "solver": "gurobipy",
-        "messages": json.dumps([{"role": "user", "content": s.problem},
-                                {"role": "assistant", "content": s.answer}]),
-        "status": "accepted" if res.accepted else "rejected",
-        "reject_reason": res.reason, "reject_detail": res.detail, "objective": res.objective,
-        "minhash": None, **stamp})
-    out["verifications"].extend({**check_row(did, c), **stamp} for c in res.checks)
-    params = {"line": s.line, "seed_id": s.id, "metadata": s.metadata,
-              "args": list(s.args)}
-    out["lineage"].append({"id": edge_id(sid, did, "imported"), "parent_id": sid,
-                           "parent_kind": "source", "child_id": did, "child_kind": "document",
-                           "relation": "imported", "operator": "seed",
-                           "params": json.dumps(params), **stamp})
-    out["verifications"].extend({**v, **stamp} for v in res.verifications)
-    for k, inst in enumerate(res.instances):
-        iid = inst["id"]
-        out["instances"].setdefault(iid, {**inst, **stamp})
-        out["lineage"].append({"id": edge_id(did, iid, "captured"), "parent_id": did,
-                               "parent_kind": "document", "child_id": iid,
-                               "child_kind": "instance", "relation": "captured",
-                               "operator": "sandbox",
-                               "params": json.dumps({**params, "model": k + 1,
-                                                     "models": len(res.instances)}),
-                               **stamp})
+SEED_TABLES = {"task_failures": REPLACE, "sources": IGNORE, "instances": IGNORE,
+               "documents": Policy("replace", keep="last"),
+               "verifications": Policy("replace", keep="last"), "lineage": IGNORE}
 
 
-def _write(store: Store, batch: list[SeedResult], sid: str, stamp: dict[str, Any],
-           source: dict[str, Any]) -> None:
-    """One batch of outcomes in one transaction (content ids: a rerun rewrites the same)."""
-    out: dict[str, Any] = {"documents": [], "verifications": [], "lineage": [],
-                           "instances": {}}
-    for res in batch:
-        _rows(res, sid, stamp, out)
-    with store.transaction():
-        store.insert("sources", [source])
-        store.insert("instances", list(out["instances"].values()))
-        store.insert("documents", out["documents"], on_conflict="replace")
-        store.insert("verifications", out["verifications"], on_conflict="replace")
-        store.insert("lineage", out["lineage"])
-
-
-class _SeedWriter:
-    """Seed outcomes and failures, written in batches (content ids: reruns rewrite the same)."""
+class SeedWriter(BatchWriter):
+    """Seed outcomes and failures, written in batches (content ids: reruns rewrite the same);
+    every flush records the seed file as a source."""
 
     def __init__(self, store: Store, sid: str, run_id: str, stamp: dict[str, Any],
-                 source: dict[str, Any], report: SeedReport,
-                 on_result: Callable[[SeedReport], None] | None) -> None:
-        self.store, self.sid, self.run_id = store, sid, run_id
-        self.stamp, self.source, self.report, self.on_result = stamp, source, report, on_result
-        self.batch: list[SeedResult] = []
-        self.failures: list[dict[str, Any]] = []
-        self.flushed = time.monotonic()
+                 source: dict[str, Any], report: SeedReport) -> None:
+        # Seeds take seconds each: a batch is also due every few seconds, so a stopped import
+        # keeps what it finished.
+        super().__init__(store, SEED_TABLES, BATCH, FLUSH_S)
+        self.sid, self.run_id = sid, run_id
+        self.stamp, self.source, self.report = stamp, source, report
 
     def add(self, seed: Seed, res: SeedResult) -> None:
-        self.batch.append(res)
+        """Buffer one seed's rows and count its outcome."""
+        self.rows_of(res)
+        self.task_done()
         r = self.report
         r.ran += res.run_status == "ok"
         r.solved += res.objective is not None
@@ -614,29 +576,51 @@ class _SeedWriter:
         r.models += len(res.instances)
         if not res.accepted:
             r.reasons[res.reason or "?"] += 1
-        if self.on_result:
-            self.on_result(r)
 
     def fail(self, seed: Seed, failure: TaskFailure) -> None:
-        self.failures.append(failure_row(self.run_id, "import-seeds", seed.id, failure))
+        """Record a seed whose task raised or crashed on every attempt."""
+        self.put("task_failures", [failure_row(self.run_id, "import-seeds", seed.id, failure)])
+        self.task_done()
         self.report.reasons["task_failed"] += 1
-        if self.on_result:
-            self.on_result(self.report)
 
-    def due(self) -> bool:
-        # Seeds take seconds each: a batch is also due every few seconds, so a stopped import
-        # keeps what it finished.
-        pending = len(self.batch) + len(self.failures)
-        return pending >= BATCH or (pending > 0 and time.monotonic() - self.flushed > FLUSH_S)
+    def rows_of(self, res: SeedResult) -> None:
+        """The store rows of one seed's outcome. The problem is stored once as the text and
+        once in the messages (the SFT export's input); embedded data files are not stored
+        again (they are in the text), carried ones are."""
+        s, stamp = res.seed, self.stamp
+        form = str(s.metadata.get("mode") or "")
+        did = content_id("doc", "seed", s.id, s.problem, s.answer, s.files, s.args)
+        self.put("documents", [{
+            "id": did, "instance_id": res.instance["id"] if res.instance else None,
+            "semantic_id": None, "kind": "seed", "form": form or None, "text": s.problem,
+            "data_files": json.dumps(s.files) if s.files else None, "program": res.code,
+            "renderer": f"seed:{s.metadata.get('seed_stage', 'external')}",
+            "template": s.metadata.get("answer_style"), "statement": None,
+            "style": s.metadata.get("answer_style"), "solver": "gurobipy",
+            "messages": json.dumps([{"role": "user", "content": s.problem},
+                                    {"role": "assistant", "content": s.answer}]),
+            "status": "accepted" if res.accepted else "rejected",
+            "reject_reason": res.reason, "reject_detail": res.detail,
+            "objective": res.objective, "minhash": None, **stamp}])
+        self.put("verifications", ({**check_row(did, c), **stamp} for c in res.checks))
+        params = {"line": s.line, "seed_id": s.id, "metadata": s.metadata,
+                  "args": list(s.args)}
+        self.put("lineage", [lineage_row(self.sid, "source", did, "document", "imported",
+                                         operator="seed", params=json.dumps(params),
+                                         **stamp)])
+        self.put("verifications", ({**v, **stamp} for v in res.verifications))
+        for k, inst in enumerate(res.instances):
+            iid = inst["id"]
+            self.put("instances", [{**inst, **stamp}])
+            self.put("lineage", [lineage_row(
+                did, "document", iid, "instance", "captured", operator="sandbox",
+                params=json.dumps({**params, "model": k + 1, "models": len(res.instances)}),
+                **stamp)])
 
     def flush(self) -> None:
-        self.flushed = time.monotonic()
-        if self.failures:
-            with self.store.transaction():
-                self.store.insert("task_failures", self.failures, on_conflict="replace")
-            self.failures = []
-        _write(self.store, self.batch, self.sid, self.stamp, self.source)
-        self.batch = []
+        """Commit what is buffered, with the source row, in one transaction."""
+        self.put("sources", [self.source])
+        super().flush()
 
 
 def import_seeds(store: Store, path: Path, workers: int = 1, skip_bad: bool = False,
@@ -659,29 +643,26 @@ def import_seeds(store: Store, path: Path, workers: int = 1, skip_bad: bool = Fa
     stamp = {"created_at": now, "run_id": run_id}
     source = {"id": sid, "path": abspath, "sha256": scan.sha256, "format": "seed-jsonl",
               "size_bytes": scan.size, "first_seen_at": now, "run_id": run_id}
-    own = executor is None
-    executor = executor or make_executor(workers)
-    writer = _SeedWriter(store, sid, run_id, stamp, source, report, on_result)
-    try:
-        drive(iter_seeds(path), limits or SeedLimits(), writer, executor)
-    finally:
-        if own:
-            executor.close()
-    report.seconds = time.perf_counter() - start
-    with store.transaction():
-        store.insert("runs", [{"id": run_id, "command": "import-seeds",
-                               "config": {"path": abspath, "workers": workers,
-                                          "limits": vars(limits or SeedLimits()),
-                                          "sandbox": support()},
-                               "counts": {"seeds": report.seeds, "ran": report.ran,
-                                          "captured": report.captured,
-                                          "models": report.models,
-                                          "solved": report.solved,
-                                          "accepted": report.accepted,
-                                          "failed": report.reasons.get("task_failed", 0),
-                                          "bad_lines_skipped": len(scan.skipped)},
-                               "status": "complete", "ortrex_version": __version__,
-                               "started_at": now, "finished_at": utcnow()}])
+    writer = SeedWriter(store, sid, run_id, stamp, source, report)
+
+    def finish(_: DriveStats) -> None:
+        report.seconds = time.perf_counter() - start
+        # A seed import records its run once done (a rerun keeps the first record).
+        with store.transaction():
+            store.insert("runs", [run_row(
+                run_id, "import-seeds",
+                {"path": abspath, "workers": workers, "limits": vars(limits or SeedLimits()),
+                 "sandbox": support()},
+                status="complete", started_at=now, finished_at=utcnow(),
+                counts={"seeds": report.seeds, "ran": report.ran, "captured": report.captured,
+                        "models": report.models, "solved": report.solved,
+                        "accepted": report.accepted,
+                        "failed": report.reasons.get("task_failed", 0),
+                        "bad_lines_skipped": len(scan.skipped)})])
+
+    run_batch(iter_seeds(path), limits or SeedLimits(), writer, executor=executor,
+              workers=workers, finish=finish,
+              on_result=(lambda _t, _r: on_result(report)) if on_result else None)
     return report
 
 

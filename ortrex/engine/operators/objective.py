@@ -1,4 +1,5 @@
-"""Objective operators: a secondary term, min-max form, cost to profit."""
+"""Objective operators: a secondary term, min-max form, cost to profit; the last two with
+the post-checks their children must pass."""
 
 from __future__ import annotations
 
@@ -21,15 +22,35 @@ from ortrex.engine.operators.base import (
     sum_over,
     with_changes,
 )
-from ortrex.engine.operators.registry import operator
+from ortrex.engine.operators.registry import PostCheck, operator
+from ortrex.ir.canonical import CanonicalModel
 from ortrex.ir.expr import Add, Neg, P, Sum, V, Var, expand
 from ortrex.ir.semantic import (
     ConstraintFamily,
     ObjectiveSpec,
     Parameter,
+    SemanticModel,
     VariableFamily,
 )
 from ortrex.render.telling import per_unit
+
+TOL = 1e-6  # an objective this close to 0 is 0 (the post-checks' tolerance)
+
+
+def zero_worst_case(sm: SemanticModel, model: CanonicalModel, x: np.ndarray,
+                    objective: float) -> str | None:
+    """A min-max child's worst case is not 0."""
+    if abs(objective) <= TOL:
+        return "the worst case is 0 at the optimum: the min-max objective decides nothing"
+    return None
+
+
+def unprofitable(sm: SemanticModel, model: CanonicalModel, x: np.ndarray, objective: float
+                 ) -> str | None:
+    """A profit that is not positive at the optimum is no profit."""
+    if objective <= TOL:
+        return f"the best profit is {objective:g}: no plan makes money"
+    return None
 
 
 @operator('an added weighted secondary term')
@@ -52,7 +73,7 @@ def objective_secondary(ctx: Context) -> Mutation:
                      " net of handling charges")))  # the wording follows the sign
 
 
-@operator('min-max / makespan form')
+@operator('min-max / makespan form', postcheck=PostCheck('zero_worst_case', zero_worst_case))
 def objective_minmax(ctx: Context) -> Mutation:
     """Min-max (makespan) form: the objective's sum over a set becomes its largest term."""
     sm = ctx.parent
@@ -93,7 +114,10 @@ def objective_minmax(ctx: Context) -> Mutation:
                  objective=ObjectiveSpec(o.sense, V(z), desc))
 
 
-@operator('cost minimisation to profit')
+# A plan that makes no money leaves capacity idle too: it is rejected for the loss, checked
+# right after the tour, before the model checks its consequences would fail.
+@operator('cost minimisation to profit',
+          postcheck=PostCheck('unprofitable', unprofitable, after='one_tour'))
 def cost_to_profit(ctx: Context) -> Mutation:
     """A cost-minimising model becomes profit-maximising: revenue per unit sold minus the
     costs. Only a cost in money becomes a profit (not a count of bins, not a variance), and the

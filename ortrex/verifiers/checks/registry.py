@@ -1,10 +1,15 @@
 """The one list of document checks, shared by rendering, ``verify documents`` and seed import.
 
-Each check says what it needs (a semantic model, an instance, a stored account) and how far
-its verdict reaches (one per statement, per program or per document, so rendering computes a
-statement's fidelity once for all its documents); a job runs every check that applies to what
-it has. A new check is one entry here: no job can forget it, and a re-check can never accept
-what rendering rejected with a check the re-check does not know.
+``CHECKS`` holds two kinds of entry. A ``DocCheck`` runs in the workers on one document: it says
+what it needs (a semantic model, an instance, a stored account) and how far its verdict reaches
+(one per statement, per program or per document, so rendering computes a statement's fidelity
+once for all its documents); a job runs every one that applies to what it has. A
+``CorpusCheck`` (near-duplicate, decontamination: ``corpus.py``) needs the whole corpus and runs
+in the job's single writer. An entry that cannot apply to one of the three jobs says so, and
+why, in ``not_in``. A new check is one entry appended here (a plugin module named by
+``$ORTREX_PLUGINS`` or the ``ortrex.plugins`` entry points may append it): no job can forget
+it, and a re-check can never accept what rendering rejected with a check the re-check does not
+know.
 """
 
 from __future__ import annotations
@@ -15,6 +20,8 @@ from typing import Any
 
 from ortrex.ir.canonical import CanonicalModel
 from ortrex.ir.semantic import SemanticModel
+from ortrex.plugins import load_plugins
+from ortrex.verifiers.checks.corpus_checks import CORPUS_CHECKS, CorpusCheck
 from ortrex.verifiers.checks.document import (
     Check,
     program_static,
@@ -51,14 +58,27 @@ class DocContext:
         return (self.form, self.text, self.solver, self.program)
 
 
+# The three jobs that verify documents, by the command names of their runs.
+JOBS = ("render", "verify documents", "import-seeds")
+
+
 @dataclass(frozen=True)
 class DocCheck:
-    """A check: its name, the scope of its verdict, when it applies, and the run."""
+    """A per-document check: its name, the scope of its verdict, when it applies, the run, the
+    verifier names of its rows (default: its name) and the jobs it never applies in (job ->
+    why)."""
 
     name: str
     scope: str  # statement | program | document
     applies: Callable[[DocContext], bool]
     run: Callable[[DocContext, dict[str, Any]], list[Check]]
+    produces: tuple[str, ...] = ()
+    not_in: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def verifiers(self) -> tuple[str, ...]:
+        """The verifier names of its verdict rows."""
+        return self.produces or (self.name,)
 
 
 def _static(c: DocContext, state: dict[str, Any]) -> list[Check]:
@@ -76,21 +96,46 @@ def _run(c: DocContext, state: dict[str, Any]) -> list[Check]:
     return verify_run(code, c.files, c.instance, c.objective)
 
 
-DOCUMENT_CHECKS: tuple[DocCheck, ...] = (
+NO_SEMANTICS = "a seed has no semantic model: nothing says what its statement must mean"
+
+CHECKS: list[DocCheck | CorpusCheck] = [
     DocCheck("fidelity", "statement", lambda c: c.sm is not None and c.form is not None,
-             lambda c, _: [verify_statement(c.sm, c.form, c.statement, c.files)]),  # type: ignore[arg-type]
+             lambda c, _: [verify_statement(c.sm, c.form, c.statement, c.files)],  # type: ignore[arg-type]
+             not_in={"import-seeds": NO_SEMANTICS}),
     DocCheck("completeness", "statement", lambda c: c.sm is not None and c.layout is not None,
              lambda c, _: [verify_completeness(c.sm, c.statement, c.layout or "",  # type: ignore[arg-type]
-                                               c.account)]),
+                                               c.account)],
+             not_in={"import-seeds": NO_SEMANTICS}),
     DocCheck("language", "document", lambda c: c.sm is not None,
-             lambda c, _: [verify_language(c.sm, c.text)]),  # type: ignore[arg-type]
+             lambda c, _: [verify_language(c.sm, c.text)],  # type: ignore[arg-type]
+             not_in={"import-seeds": NO_SEMANTICS}),
     DocCheck("static", "program", lambda c: c.program is not None, _static),
     # The sandbox run, the printed optimum and the captured model's equivalence with the
     # instance (a seed has no instance yet: its capture is what becomes the instance).
     DocCheck("run", "program",
              lambda c: c.program is not None and c.instance is not None and
-             c.objective is not None, _run),
-)
+             c.objective is not None, _run, produces=("sandbox", "equivalence"),
+             not_in={"import-seeds": "seed import runs the program itself and captures every "
+                                     "model it solves: there is no instance before the run, "
+                                     "the capture becomes it"}),
+    *CORPUS_CHECKS,
+]
+
+
+def checks() -> list[DocCheck | CorpusCheck]:
+    """The check list, plugins' entries included (loaded on first use, also in workers)."""
+    load_plugins()
+    return CHECKS
+
+
+def document_checks() -> list[DocCheck]:
+    """The per-document entries (run in the workers)."""
+    return [c for c in checks() if isinstance(c, DocCheck)]
+
+
+def corpus_checks() -> list[CorpusCheck]:
+    """The corpus-level entries (run in a job's writer)."""
+    return [c for c in checks() if isinstance(c, CorpusCheck)]
 
 
 def run_checks(ctx: DocContext, cache: dict[Hashable, tuple[list[Check], dict[str, Any]]]
@@ -100,7 +145,7 @@ def run_checks(ctx: DocContext, cache: dict[Hashable, tuple[list[Check], dict[st
     cache = {} if cache is None else cache
     out: list[Check] = []
     state: dict[str, Any] = {}
-    for chk in DOCUMENT_CHECKS:
+    for chk in document_checks():
         if not chk.applies(ctx):
             continue
         key = (chk.name, ctx.scope_key(chk.scope))
@@ -113,4 +158,5 @@ def run_checks(ctx: DocContext, cache: dict[Hashable, tuple[list[Check], dict[st
     return out
 
 
-__all__ = ["DOCUMENT_CHECKS", "DocCheck", "DocContext", "run_checks"]
+__all__ = ["CHECKS", "JOBS", "CorpusCheck", "DocCheck", "DocContext", "checks", "corpus_checks",
+           "document_checks", "run_checks"]

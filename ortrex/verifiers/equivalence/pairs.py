@@ -19,7 +19,7 @@ from typing import Any
 
 from ortrex.ir.canonical import CanonicalModel
 from ortrex.ir.formats import ModelFileError, UnsupportedModelError, read_model
-from ortrex.jobs import Executor, TaskFailure, in_order, make_executor
+from ortrex.jobs import Executor, TaskFailure, executor_for, in_order
 from ortrex.verifiers.equivalence.check import check_equivalence
 
 ERROR = "error"
@@ -188,11 +188,9 @@ def run_pairs(pairs: Iterable[Pair], emit: Callable[[dict[str, Any]], None], *,
     own model cache)."""
     report = PairsReport()
     t0 = time.perf_counter()
-    own = executor is None
-    executor = executor or make_executor(workers)
     check = _CheckChunk(rel_tol, time_limit, certificate)
-    try:
-        for chunk, done in in_order(executor, check, _chunks(pairs, CHUNK)):
+    with executor_for(executor, workers) as ex:
+        for chunk, done in in_order(ex, check, _chunks(pairs, CHUNK)):
             if isinstance(done, TaskFailure):  # the worker died on this chunk
                 results = [{"verdict": ERROR, "reason": f"checking the pair {done.line()}"}
                            for p in chunk if p.error is None]
@@ -205,8 +203,5 @@ def run_pairs(pairs: Iterable[Pair], emit: Callable[[dict[str, Any]], None], *,
                 rec = _record(p, None if p.error is not None else next(it))
                 report.verdicts[rec["verdict"]] += 1
                 emit(rec)
-    finally:
-        if own:
-            executor.close()
     report.seconds = time.perf_counter() - t0
     return report

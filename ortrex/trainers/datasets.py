@@ -27,7 +27,7 @@ import numpy as np
 import torch
 
 from ortrex.trainers.errors import TrainError
-from ortrex.trainers.sources import Source
+from ortrex.trainers.sources import DataSource
 
 IGNORE = -100
 
@@ -81,7 +81,7 @@ class CptSamples:
 
     shifted = True
 
-    def __init__(self, sources: list[Source], weights: list[float] | None, seq_length: int,
+    def __init__(self, sources: list[DataSource], weights: list[float] | None, seq_length: int,
                  num_samples: int, seed: int, cache: Path, eod: int, vocab_size: int
                  ) -> None:
         _quiet_megatron()
@@ -119,7 +119,7 @@ class CptSamples:
 class PackedSft:
     """One SFT export's input ids and labels (megatron-core's IndexedDataset, memory-mapped)."""
 
-    def __init__(self, source: Source) -> None:
+    def __init__(self, source: DataSource) -> None:
         _quiet_megatron()
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
@@ -134,7 +134,7 @@ class PackedSft:
         return Sample(np.asarray(self.ids[int(k)]), np.asarray(self.labels[int(k)]))
 
 
-def sft_order(source: Source, num_samples: int, seed: int) -> np.ndarray:
+def sft_order(source: DataSource, num_samples: int, seed: int) -> np.ndarray:
     """MindSpeed's train index map for ``num_samples`` samples: the `.npy` that `ortrex export
     indexmap` wrote (with its `.ready` marker) when it is there, else the same map built."""
     from ortrex.export.indexmap import build_indexmap, indexmap_path
@@ -159,7 +159,7 @@ class SftSamples:
 
     shifted = False
 
-    def __init__(self, sources: list[Source], weights: list[float] | None, num_samples: int,
+    def __init__(self, sources: list[DataSource], weights: list[float] | None, num_samples: int,
                  seed: int) -> None:
         self.sets = [PackedSft(s) for s in sources]
         if len(sources) == 1:
@@ -194,7 +194,7 @@ class SequentialSft:
 
     shifted = False
 
-    def __init__(self, source: Source, limit: int) -> None:
+    def __init__(self, source: DataSource, limit: int) -> None:
         self.set = PackedSft(source)
         self.size = min(limit, len(self.set))
         self.longest = source.longest

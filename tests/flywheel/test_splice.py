@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from ortrex.engine.families import REGISTRY
-from ortrex.flywheel.patch import Fix, apply
+from ortrex.flywheel.splice import Fix, apply
 from ortrex.render.program import gurobipy_program
 from ortrex.render.program_labels import labels_program
 from ortrex.render.program_matrix import matrix_program

@@ -14,8 +14,8 @@ import duckdb
 
 from ortrex.store import Store
 from ortrex.store.migrations import create_snapshot
+from tests.cli.test_bad_input import assert_one_line_error, digest
 from tests.conftest import lock_held, run_cli
-from tests.test_bad_input import assert_one_line_error, digest
 
 # Small instances: these tests are about the job (summary, resume, full disk), not sizes.
 ARGS = ["--families", "transportation,knapsack_01,lot_sizing,set_cover,portfolio,tsp_mtz",
