@@ -226,3 +226,12 @@ def test_every_extending_recipe_is_the_code_a_test_runs() -> None:
         assert block, f"docs/extending.md has no {name} recipe"
         tested = getattr(importlib.import_module(module), const)
         assert block.group(1).strip() == tested.strip(), f"{name}: not {module}.{const}"
+
+
+def test_the_layer_table_of_the_layout_page_is_the_one_the_layer_test_checks() -> None:
+    from tests.test_project import LAYERS
+
+    text = (ROOT / "docs" / "layout.md").read_text()
+    rows = re.findall(r"^\| \d+ \| (.*?) \|$", text, re.M)
+    tiers = tuple(tuple(re.findall(r"`(\w+)`", row.split(" (")[0])) for row in rows)
+    assert tiers == LAYERS
