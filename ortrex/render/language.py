@@ -24,22 +24,50 @@ def engine() -> Any:
 
 # Nouns inflect reads as something else ("mine" as a pronoun).
 _PLURALS = {"mine": "mines", "mines": "mines", "yours": "yours"}
+# Singular nouns ending in "s" that inflect would read as plurals ("gas" as of "ga").
+_SINGULAR_S = frozenset({"gas", "bus", "lens", "atlas", "canvas", "alias", "bias", "chaos",
+                         "iris", "plus", "minus", "yes", "thermos", "asbestos",
+                         "kudos", "pancreas", "ethos", "pathos", "cosmos", "rhinoceros"})
+_PREPOSITION = re.compile(r" (?:of|for|per|in|on|at|from|to|with|by) ")
+
+
+def is_plural(word: str) -> bool:
+    """Whether ``word`` is already a plural (``bolts``, ``boxes``), so ``plural`` keeps it."""
+    if len(word) <= 3 or not word.endswith("s") or word in _SINGULAR_S or \
+            word.endswith(("ss", "us", "is", "ous")) or not word.isalpha():
+        return False
+    single = _ENGINE.singular_noun(word)
+    return isinstance(single, str) and single != word and \
+        str(_ENGINE.plural_noun(single)) == word
 
 
 @lru_cache(maxsize=4096)
 def plural(noun: str) -> str:
-    """The plural of a (possibly compound) noun: ``bolt of cloth`` -> ``bolts of cloth``."""
+    """The plural of a (possibly compound) noun: ``bolt of cloth`` -> ``bolts of cloth``; a
+    plural stays as it is (``bolts``, never ``boltss``)."""
     if not noun:
         return noun
-    head, sep, last = noun.rpartition(" ")
+    phrase, sep, rest = _split_head(noun)
+    head, space, last = phrase.rpartition(" ")
     if last in _PLURALS:
-        return head + sep + _PLURALS[last]
+        return head + space + _PLURALS[last] + sep + rest
+    if is_plural(last) or (last[:1].isupper() and is_plural(last.lower())):
+        return noun  # pluralising a plural doubles its "s"
     return str(_ENGINE.plural_noun(noun))
+
+
+def _split_head(noun: str) -> tuple[str, str, str]:
+    """A noun phrase split before its first preposition (``bolt``, `` of ``, ``cloth``)."""
+    m = _PREPOSITION.search(noun)
+    return (noun[:m.start()], m.group(0), noun[m.end():]) if m else (noun, "", "")
 
 
 @lru_cache(maxsize=4096)
 def singular(word: str) -> str:
     """The singular of a plural noun (unchanged when it is not one, or is a unit symbol)."""
+    if "-" in word:  # "person-hours" -> "person-hour"
+        head, _, last = word.rpartition("-")
+        return f"{head}-{singular(last)}" if head and last else word
     if len(word) <= 3 or not word.isalpha() or word.isupper():
         return word
     s = _ENGINE.singular_noun(word)
@@ -80,8 +108,14 @@ def unit(text: str, value: float | None = None) -> str:
         return text
     out = _PER.sub(lambda m: "per " + singular(m.group(1)), text)
     if value is not None and abs(float(value)) == 1:
-        head, sep, rest = out.partition(" ")
-        out = singular(head) + sep + rest
+        # The phrase's head noun agrees: "1 priority point", "1 bolt of cloth", "1 tonne".
+        phrase, sep, rest = _split_head(out)
+        words = phrase.split(" ")
+        for k in range(len(words) - 1, -1, -1):
+            if singular(words[k]) != words[k] or k == 0:
+                words[k] = singular(words[k])
+                break
+        out = " ".join(words) + sep + rest
     return out
 
 

@@ -13,6 +13,7 @@ numbered names (``Oak2``).
 from __future__ import annotations
 
 import importlib
+import re
 from functools import cache
 
 import numpy as np
@@ -114,9 +115,15 @@ _NOT_NAMES = frozenset({"None", "True", "False", "Nan", "Null", "Todo", "Total",
                         "Every", "All", "Otherwise", "If", "Minimum", "Maximum"})
 
 
+# Endings the language gate reads as a plural built by concatenation ("Rhys" as of "Rhy",
+# "Heinrichs"): a name that looks like a malformed word is left out of the pools.
+_MISREAD = re.compile(
+    r"(?:[b-df-hj-np-tv-xz]ys|(?:sh|ch|x|z)s|[b-df-hj-np-rtv-xz]ss|iess|sss|(?:x|sh|z)ess)$")
+
+
 def _ascii_word(w: str) -> bool:
     return w.isascii() and w.isalpha() and w[:1].isupper() and 3 <= len(w) <= 14 and \
-        w not in _NOT_NAMES
+        w not in _NOT_NAMES and not _MISREAD.search(w.lower())
 
 
 @cache

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from ortrex.ir.expr import Add, Cond, Const, Expr, Idx, Mul, Neg, Param, Sum, Var, as_expr, expand
 from ortrex.ir.semantic import SemanticModel, VariableFamily
 from ortrex.render.data import link_params, literal, python_name
+from ortrex.render.language import plural
 
 OBJECTIVE_TAG = "OPTIMAL_OBJECTIVE"
 STATUS_TAG = "STATUS"
@@ -202,7 +203,8 @@ def _data_block(sm: SemanticModel, names: _Names, mode: str) -> list[str]:
     if mode == "json":
         out += JSON_TABLE
         for s in sm.sets:
-            out.append(f'{names.set(s.name)} = data["sets"]["{s.name}"]  # {s.entity}s')
+            out.append(f'{names.set(s.name)} = data["sets"]["{s.name}"]'
+                       f'  # {plural(s.entity or s.name)}')
         for p in sm.params:
             if p.name in derived:
                 continue
@@ -213,7 +215,7 @@ def _data_block(sm: SemanticModel, names: _Names, mode: str) -> list[str]:
             out.append(f"{names.param(p.name)} = {value}  # {p.description}")
         return out + _derived(sm, names)
     for s in sm.sets:
-        out.append(f"{names.set(s.name)} = {list(s.elements)!r}  # {s.entity}s")
+        out.append(f"{names.set(s.name)} = {list(s.elements)!r}  # {plural(s.entity or s.name)}")
     for p in sm.params:
         if p.name in derived:
             continue

@@ -10,6 +10,14 @@ units and edge cases (totals of requirements against totals of capacities, integ
 ranges that leave combinations out). Nothing in it needs the solution: it precedes the program.
 Wording is drawn per model (a seed) from several phrasings of every sentence, so a corpus of
 such texts does not repeat one skeleton.
+
+Every claim is computed from the model, never phrased by habit: the problem class from the
+canonical model's structure (integrality, quadratic terms), the relaxation's bound from the
+objective's sense, a continuous decision's justification from what its rows make of it (MTZ
+positions, a min-max epigraph variable, a slack, an indicator its rows force whole, a totally
+unimodular matrix with whole data, a divisible amount), a link's coefficient from the switch it
+multiplies. The program's names are set as code, never as words. ``reasoning_claims`` returns
+the claims with the text; ``ortrex.verifiers.checks.claims`` re-derives each from the model.
 """
 
 from __future__ import annotations
@@ -18,13 +26,13 @@ import math
 import random
 import re
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
 from ortrex.ir.canonical import CanonicalModel
 from ortrex.ir.expr import Cond, Param, Var, as_expr, expand
-from ortrex.ir.roles import MODELLERS
+from ortrex.ir.roles import INDICATORS, MODELLERS
 from ortrex.ir.semantic import ConstraintFamily, SemanticModel, VariableFamily
 from ortrex.render.data import readable as _fmt
 from ortrex.render.data import row_text
@@ -33,6 +41,69 @@ from ortrex.render.reasoning_phrases import PHRASES
 from ortrex.render.telling import entity, plain
 
 SHOW = 3  # data values shown per list
+
+
+class Claim(NamedTuple):
+    """A fact the reasoning states (``kind``: sense, class, relaxation, domain, justify,
+    switch), about ``subject`` (a family's name, or "" for the model), with its value."""
+
+    kind: str
+    subject: str
+    value: str
+
+
+def problem_class(g: CanonicalModel) -> str:
+    """LP, MILP, QP, MIQP, QCP or MIQCP, from the canonical model's own structure."""
+    mi = "MI" if g.is_mip else ""
+    if g.has_quadratic_rows:
+        return f"{mi}QCP"
+    if g.has_quadratic_objective:
+        return f"{mi}QP"
+    return "MILP" if g.is_mip else "LP"
+
+
+def _integral(values: np.ndarray) -> bool:
+    finite = values[np.isfinite(values)]
+    return bool(np.all(np.abs(finite - np.round(finite)) <= 1e-9))
+
+
+def totally_unimodular(g: CanonicalModel, fam_of_row: Sequence[str]) -> bool:
+    """Whether the rows are a network or bipartite matrix, grouped by family (every entry 0 or
+    +-1, at most two per column, and some split of the families into two groups puts a
+    column's like signs apart and its unlike signs together: Heller and Tompkins), which makes
+    the matrix totally unimodular."""
+    A = g.A.tocsc()
+    if A.nnz and not np.all(np.isin(A.data, (-1.0, 1.0))):
+        return False
+    fams = sorted(set(fam_of_row))
+    if len(fams) > 12:
+        return False
+    pos = {f: k for k, f in enumerate(fams)}
+    cols = []
+    for j in range(g.num_vars):
+        rows = A.indices[A.indptr[j]:A.indptr[j + 1]]
+        vals = A.data[A.indptr[j]:A.indptr[j + 1]]
+        if len(rows) > 2:
+            return False
+        if len(rows) == 2:
+            cols.append((pos[fam_of_row[rows[0]]], pos[fam_of_row[rows[1]]],
+                         bool(vals[0] == vals[1])))
+    for mask in range(1 << len(fams)):
+        side = [(mask >> k) & 1 for k in range(len(fams))]
+        if all((side[a] != side[b]) if same else (side[a] == side[b]) for a, b, same in cols):
+            return True
+    return False
+
+def _sentence_keys(text: str) -> set[str]:
+    """The sentences of ``text`` as a reader compares them: names set as code are alike,
+    case and punctuation aside (sentences under four words may recur)."""
+    out = set()
+    for s in re.split(r"(?<=[.!?])\s+", re.sub(r"`[^`]*`", "\u00a7", text)):
+        key = re.sub(r"[\W_]+", " ", s).strip().lower()
+        if len(key.split()) >= 4:
+            out.add(key)
+    return out
+
 
 class _Ctx(dict):  # type: ignore[type-arg]
     """Placeholders; a capitalised name not given is its lower-case one capitalised."""
@@ -74,28 +145,52 @@ class _Writer:
         self.ctx: dict[str, Any] = {"org": self.words.get("org", "client"),
                                     "what": sm.objective.description}
         self.seen: set[tuple[str, ...]] = set()
+        self.said: set[str] = set()
+        self.tu_said = False
+        self.claims: list[Claim] = []
+        self.fam_of_row = [n.split("[", 1)[0] for n in self.g.row_names]
+        self.cls = problem_class(self.g)
+        g = self.g
+        # Whole data over a totally unimodular matrix: the LP's vertex optima are whole.
+        self.tu = self.cls == "LP" and all(_integral(a) for a in (
+            g.row_lower, g.row_upper, g.lb, g.ub)) and totally_unimodular(g, self.fam_of_row)
+        self.csc = g.A.tocsc()
         self.new_list()
 
     def pair(self, label: str, value: str) -> str:
-        """An (element, value) entry in one of several shapes (drawn per list)."""
-        return self._pair.format(e=label, v=value)
+        """An (element, value) entry in one of several shapes (drawn per list); a bracketed
+        pair of elements never follows a preposition or sits in brackets."""
+        shape = self._pair
+        if label[-1:].isdigit() and shape == "{e} {v}":
+            shape = "{e}: {v}"  # "Pipe1 19" reads as one number
+        return shape.format(e=label, v=value)
 
     def new_list(self) -> None:
         """Draw the entry shape of the next list."""
         self._pair = self.rng.choice(("{e} {v}", "{v} for {e}", "{e}: {v}", "{e} at {v}",
                                       "{v} ({e})", "{e} with {v}"))
-        self._more = self.rng.choice((" and so on", ", \u2026", " among others",
-                                      " and more", ", etc."))
+        # Never "etc.": a list ends a sentence, and "etc.." is a glitch.
+        self._more = self.rng.choice((" and so on", " and more", " and the rest",
+                                      ", and so forth"))
         self._rel = self.rng.choice((("<=", ">=", "="), ("\u2264", "\u2265", "="),
                                      ("at most", "at least", "equal to")))
 
     def say(self, key: str, **kw: Any) -> str:
         """One phrasing of sentence ``key``, filled from ``kw`` over the section's context
         (``{V}`` is ``{v}`` capitalised, and so on)."""
-        template = self.rng.choice(PHRASES[key])
-        text = template.format_map(_Ctx({**self.ctx, **kw}))
-        # A sentence opening with a name from the program keeps the name's case.
-        return text if template.startswith(("{c}", "{v}", "{r}")) else capital(text)
+        options = list(PHRASES[key])
+        self.rng.shuffle(options)
+        text = ""
+        for template in options:
+            text = template.format_map(_Ctx({**self.ctx, **kw}))
+            # A sentence opening with a name from the program keeps the name's case.
+            text = text if template.startswith(("{c}", "{v}", "{r}")) else capital(text)
+            keys = _sentence_keys(text)
+            # A reader meets each sentence once: names aside, a phrasing said is not repeated.
+            if not keys & self.said:
+                self.said |= keys
+                return text
+        return text
 
     def about_var(self, v: VariableFamily) -> None:
         """The context of a variable family's sentences."""
@@ -106,12 +201,87 @@ class _Writer:
                         units=u if u.endswith("s") else plural(u))
 
     def about_con(self, c: ConstraintFamily) -> None:
-        """The context of a constraint family's sentences."""
+        """The context of a constraint family's sentences (an assignment's entity is what it
+        ranges over, never the last decision's)."""
         self.ctx.update(c=self.code(c.name))
+        if c.forall and c.role == "assignment":
+            ent = entity(self.sm, c.forall[0][1])
+            self.ctx.update(ent=ent, ents=plural(ent), a_ent=article(ent))
 
     def code(self, fam: str) -> str:
+        """The program's name for a family, set as code (never a word of the prose)."""
         own = self.names.get(fam)
-        return own if own and own != "(unnamed)" else fam
+        return f"`{own if own and own != '(unnamed)' else fam}`"
+
+    def claim(self, kind: str, subject: str, value: str) -> None:
+        """Record a fact the text states (the checker re-derives each from the model)."""
+        self.claims.append(Claim(kind, subject, value))
+
+    # ------------------------------------------------------------------ facts
+    def _col_rows(self, j: int) -> tuple[np.ndarray, np.ndarray]:
+        c = self.csc
+        return c.indices[c.indptr[j]:c.indptr[j + 1]], c.data[c.indptr[j]:c.indptr[j + 1]]
+
+    def _pushes_up(self, k: int, coef: float) -> bool:
+        """Row ``k`` bounds the variable of coefficient ``coef`` from below only."""
+        lo, hi = self.g.row_lower[k], self.g.row_upper[k]
+        return (coef < 0 and math.isinf(lo) and math.isfinite(hi)) or \
+            (coef > 0 and math.isinf(hi) and math.isfinite(lo))
+
+    def role_fact(self, v: VariableFamily) -> str:
+        """Why a continuous family may stay continuous, read from the model's structure:
+        ``order`` (MTZ positions), ``epigraph`` (a min-max bound), ``slack``, ``forced``
+        (an indicator its rows and its cost make 0 or 1), ``network`` (a yes/no quantity over
+        a totally unimodular matrix), ``share`` or ``divisible``."""
+        g, cols = self.g, self.cols_of.get(v.name, [])
+        sense = 1.0 if self.sm.objective.sense == "min" else -1.0
+        binary = g.var_types == "B"
+        if not cols:
+            return "divisible"
+        obj = g.obj[cols]
+        rows = [self._col_rows(j) for j in cols]
+        # MTZ: no cost, and every row holds two positions (+1 and -1) beside a yes/no arc.
+        if v.role == "position" and not obj.any():
+            mine = set(cols)
+            ok = True
+            for r in {int(k) for rr, _ in rows for k in rr}:
+                idx, val = self._row(r)
+                own = sorted(float(x) for j, x in zip(idx, val, strict=True) if int(j) in mine)
+                ok &= own == [-1.0, 1.0] and any(binary[int(j)] for j in idx)
+            if ok:
+                return "order"
+        # Min-max: the objective is this one variable, and each row holds it on the far side.
+        if len(cols) == 1 and set(np.flatnonzero(g.obj)) == {cols[0]} and \
+                sense * g.obj[cols[0]] > 0 and len(rows[0][0]) and \
+                all(self._pushes_up(int(k), sense * float(c)) for k, c in zip(*rows[0],
+                                                                              strict=True)):
+            return "epigraph"
+        # A slack: one row each, which it loosens (the row holds it up), every unit charged.
+        if v.role == "auxiliary" and all(len(rr) == 1 for rr, _ in rows) and \
+                np.all(g.lb[cols] == 0) and np.all(sense * obj > 0) and \
+                all(self._pushes_up(int(rr[0]), float(cc[0])) for rr, cc in rows):
+            return "slack"
+        yes_no = v.role in INDICATORS or v.description.startswith("1 if ")
+        if yes_no and self.tu:
+            return "network"
+        # Charged, at most 1, and held up only by rows of whole coefficients on binaries.
+        if yes_no and np.all(g.lb[cols] == 0) and np.all(g.ub[cols] == 1) and \
+                np.all(sense * obj > 0) and all(len(rr) for rr, _ in rows):
+            forced = True
+            for rr, cc in rows:
+                for k, c in zip(rr, cc, strict=True):
+                    k = int(k)
+                    idx, val = self._row(k)
+                    others = [(int(j), float(x)) for j, x in zip(idx, val, strict=True)
+                              if int(j) not in cols]
+                    forced &= abs(abs(float(c)) - 1) < 1e-12 and self._pushes_up(k, float(c)) \
+                        and all(binary[j] and x == round(x) for j, x in others) and \
+                        _integral(np.array([g.row_lower[k], g.row_upper[k]]))
+            if forced:
+                return "forced"
+        if v.role == "assignment" and np.all(g.ub[cols] <= 1):
+            return "share"
+        return "network" if yes_no and self.tu else ("yes_no" if yes_no else "divisible")
 
     # ------------------------------------------------------------------ pieces
     def values(self, p: str, limit: int = SHOW) -> str:
@@ -124,7 +294,7 @@ class _Writer:
         grids = [self.sm.set_map[s].elements for s in par.index]
         labels = [", ".join(t) for t in _product(grids)]
         self.new_list()
-        shown = [self.pair(lab if len(grids) == 1 else f"({lab})", _fmt(v))
+        shown = [self.pair(lab.replace(", ", "/"), _fmt(v))
                  for lab, v in zip(labels, flat, strict=False)][:limit]
         return ", ".join(shown) + (self._more if flat.size > limit else "")
 
@@ -162,24 +332,38 @@ class _Writer:
         if c.op == "not_last":
             return f"for every {a} but the last"
         if c.op == "link":
-            return f"only where the {c.param} of {c.a} is {c.b}"
+            par = self.sm.param_map.get(c.param or "")
+            what = par.description if par else "linked element"
+            b = entity(self.sm, sets[c.b]) if c.b in sets else "element"
+            return f"only where the {what} is the {b}"
+        b = entity(self.sm, sets[c.b]) if c.b in sets else c.b
+        # Index letters are the formulation's, not the prose's: the elements are named.
+        if a == b:
+            words = {"ne": f"for two different {plural(a)}", "eq": f"for the same {a} twice",
+                     "lt": f"only where the first {a} comes before the second",
+                     "le": f"only where the first {a} does not come after the second",
+                     "gt": f"only where the first {a} comes after the second",
+                     "ge": f"only where the first {a} does not come before the second"}
+            return words.get(c.op, f"only where the two {plural(a)} are related")
         words = {"ne": "differs from", "eq": "equals", "lt": "comes before",
                  "le": "does not come after", "gt": "comes after", "ge": "does not come before"}
-        return f"only where {c.a} {words.get(c.op, c.op)} {c.b}"
+        return f"only where the {a} {words.get(c.op, 'is related to')} the {b}"
 
     def row_text(self, k: int, limit: int = 2) -> str:
         """Row ``k`` of the grounded model written out with its numbers."""
         A = self.g.A
         idx = A.indices[A.indptr[k]:A.indptr[k + 1]]
         val = A.data[A.indptr[k]:A.indptr[k + 1]]
-        terms = [(self.g.var_names[int(j)], float(v)) for j, v in zip(idx[:limit], val[:limit],
-                                                                      strict=True)]
+        # Each term's variable is the program's name: code, never a word of the prose.
+        terms = [(f"`{self.g.var_names[int(j)]}`", float(v))
+                 for j, v in zip(idx[:limit], val[:limit], strict=True)]
         return row_text(terms, float(self.g.row_lower[k]), float(self.g.row_upper[k]),
                         " + \u2026" if len(idx) > limit else "", self._rel)
 
     # ------------------------------------------------------------------ sections
     def goal(self) -> str:
         o = self.sm.objective
+        self.claim("sense", "", o.sense)
         head = self.say("goal", verb="minimise" if o.sense == "min" else "maximise",
                         sense="minimisation" if o.sense == "min" else "maximisation",
                         extreme="as low as possible" if o.sense == "min" else
@@ -198,7 +382,8 @@ class _Writer:
             out = [self.say("device", what=what)]
         elif v.dims:
             key = "decide_yn" if v.description.startswith("1 if ") else "decide"
-            out = [self.say(key, what=what, over=self.members(v.dims), n=n)]
+            kind = {"B": "binary", "I": "integer"}.get(v.vtype, "continuous")
+            out = [self.say(key, what=what, over=self.members(v.dims), n=n, kind=kind)]
         else:
             out = [self.say("decide_one", what=what)]
         if v.where:
@@ -212,17 +397,26 @@ class _Writer:
         return " ".join(out + tail)
 
     def domain(self, v: VariableFamily) -> str:
+        """Its domain, justified by what the model makes of it (its role read from the rows)."""
         said = self.account.get(v.name)
         because = f" The statement says {_quote(said)}" if said else ""
         if v.vtype == "B":
+            self.claim("domain", v.name, "B")
             return self.say("binary") + because
         if v.vtype == "I":
+            self.claim("domain", v.name, "I")
             return self.say("integer") + because
-        if v.role in MODELLERS:
-            return "It can stay continuous: only its order matters, not its value."
-        if v.role == "assignment":
-            return self.say("share")
-        return self.say("continuous")
+        self.claim("domain", v.name, "C")
+        fact = self.role_fact(v)
+        self.claim("justify", v.name, fact)
+        if fact == "divisible" and self.tu and not self.tu_said:
+            # Also true, said once: whole data keep the optimum whole.
+            self.tu_said = True
+            self.claim("justify", v.name, "network")
+            return self.say("continuous") + " " + self.say("tu_too")
+        return self.say({"order": "order", "epigraph": "epigraph", "slack": "slack",
+                         "forced": "forced", "network": "network", "share": "share",
+                         "yes_no": "relaxed"}.get(fact, "continuous"))
 
     def bounds(self, v: VariableFamily) -> list[str]:
         out: list[str] = []
@@ -258,6 +452,9 @@ class _Writer:
         rows = self.rows_of.get(c.name, [])
         said = self.account.get(c.name)
         meaning = re.sub(r"^Otherwise,? ", "In the other case, ", c.meaning)
+        for i, _ in c.forall:  # an index letter in the rule's meaning is code, not a word
+            if len(i) == 1 and i not in ("a", "A", "I"):
+                meaning = re.sub(rf"(?<![\w'\u2019`-]){i}(?![\w'\u2019`-])", f"`{i}`", meaning)
         self.about_con(c)
         out = [self.say("rule", meaning=meaning)]
         if said:
@@ -277,14 +474,16 @@ class _Writer:
             out.append(self.say("rows", each=each, where=where, n=len(rows),
                                 N=capital(count(len(rows))),
                                 rows="row" if len(rows) == 1 else "rows",
-                                r=self.g.row_names[rows[0]], text=self.row_text(rows[0])))
+                                r=f"`{self.g.row_names[rows[0]]}`",
+                                text=self.row_text(rows[0])))
         elif rows:
-            out.append(self.say("example", r=self.g.row_names[rows[0]],
+            out.append(self.say("example", r=f"`{self.g.row_names[rows[0]]}`",
                                 text=self.row_text(rows[0])))
         # A role's sentence where its usual sense holds (a demand met exactly is an equation).
         usual = {"capacity": "<=", "demand": ">=", "covering": ">=", "packing": "<=",
                  "budget": "<="}
-        if c.role in PHRASES and c.role not in ("balance", "ratio") and \
+        # A link's switch is told from its coefficient (below), not by a stock sentence.
+        if c.role in PHRASES and c.role not in ("balance", "ratio", "linking") and \
                 usual.get(c.role, c.sense) == c.sense:
             out.insert(self.rng.randint(1, len(out)), self.say(c.role))
         out += self.explain(c, rows)
@@ -299,7 +498,7 @@ class _Writer:
         grids = [self.sm.set_map[s].elements for s in par.index]
         labels = [" ".join(t) for t in _product(grids)]
         lo, hi = int(np.argmin(arr)), int(np.argmax(arr))
-        return self.say("spread", desc=par.description, p=p, lo=_fmt(arr[lo]),
+        return self.say("spread", desc=par.description, lo=_fmt(arr[lo]),
                         hi=_fmt(arr[hi]), elo=labels[lo], ehi=labels[hi])
 
     def explain(self, c: ConstraintFamily, rows: list[int]) -> list[str]:
@@ -316,34 +515,77 @@ class _Writer:
                     out.append(text)
         if c.role == "ratio" and rows:
             out.append(self.say("ratio", coefs=self._coefs(rows[0])))
+        switch = self.switch(c, rows) if c.role == "linking" else None
         derived = [p for p in sorted(params) if p in self.derived]
         for p in derived:
             par = self.sm.param_map[p]
-            key = "big_m" if c.role == "linking" else "derived"
-            out.append(self.say(key, p=p, desc=par.description, expr=self.derived[p],
-                                vals=self.values(p)))
-        if c.role == "linking" and not derived:
-            given = [p for p in sorted(params) if self.sm.param_map[p].index]
-            if given:
-                out.append(f"It switches the quantity off unless the choice is made, scaled "
-                           f"by the given {given[0]} ({self.values(given[0])}).")
+            # A big-M is the derived coefficient of the switch, nothing else.
+            key = "big_m" if switch and switch[1] == p else "derived"
+            out.append(self.say(key, p=f"`{p}`", desc=par.description,
+                                expr=f"`{self.derived[p]}`", vals=self.values(p)))
+        if switch:
+            y, p, coef = switch
+            vals = self.values(p) if p else _fmt(coef)
+            what = f"the {self.sm.param_map[p].description}" if p else "a constant"
+            self.claim("switch", c.name, y)
+            key = "switch_off" if rows and self._cuts_off(rows[0], y) else "switch_floor"
+            out.append(self.say(key, y=self.code(y), what=what, vals=vals))
         if c.role == "balance":
             out.append(self.say("balance"))
         return out
+
+    def switch(self, c: ConstraintFamily, rows: list[int]) -> tuple[str, str | None, float] | None:
+        """The yes/no variable a linking row switches on (a selection or an on/off state, else
+        the binary on the other side of the row), the parameter that is its coefficient
+        (``None``: a plain number) and that number in the first row."""
+        if not rows:
+            return None
+        found = []
+        for m in expand(c.lhs):
+            ys = [x.name for x in m.vars if isinstance(x, Var)
+                  and self.sm.var_map[x.name].vtype == "B"]
+            if len(ys) != 1 or len(m.vars) != 1:
+                continue
+            ps = [x.name for x in m.coefs if isinstance(x, Param)]
+            cols = set(self.cols_of.get(ys[0], []))
+            coef = next((float(x) for j, x in zip(*self._row(rows[0]), strict=True)
+                         if int(j) in cols), None)
+            if coef is not None:
+                switch = self.sm.var_map[ys[0]].role in ("selection", "indicator")
+                found.append((not switch, coef > 0, ys[0], ps[0] if len(ps) == 1 else None,
+                              abs(coef)))
+        if not found:
+            return None
+        _, _, y, p, coef = min(found, key=lambda t: (t[0], t[1]))
+        return y, p, coef
+
+    def _row(self, k: int) -> tuple[np.ndarray, np.ndarray]:
+        A = self.g.A
+        return A.indices[A.indptr[k]:A.indptr[k + 1]], A.data[A.indptr[k]:A.indptr[k + 1]]
+
+    def _cuts_off(self, k: int, y: str) -> bool:
+        """Row ``k`` forces its other terms to 0 when ``y`` is 0 (they are nonnegative and
+        held at or below the switch's share)."""
+        cols = set(self.cols_of.get(y, []))
+        lo, hi = self.g.row_lower[k], self.g.row_upper[k]
+        others = [(int(j), float(x)) for j, x in zip(*self._row(k), strict=True)
+                  if int(j) not in cols]
+        return math.isinf(lo) and hi == 0 and all(x > 0 and self.g.lb[j] >= 0
+                                                 for j, x in others)
 
     def _coefs(self, k: int) -> str:
         A = self.g.A
         idx = A.indices[A.indptr[k]:A.indptr[k + 1]][:SHOW]
         val = A.data[A.indptr[k]:A.indptr[k + 1]][:SHOW]
         self.new_list()
-        return ", ".join(self.pair(self.g.var_names[int(j)], _fmt(float(v)))
+        return ", ".join(self.pair(f"`{self.g.var_names[int(j)]}`", _fmt(float(v)))
                          for j, v in zip(idx, val, strict=True))
 
     def objective(self) -> str:
         g = self.g
         nz = [j for j in range(g.num_vars) if g.obj[j] != 0][:2]
         self.new_list()
-        terms = ", ".join(self.pair(g.var_names[j], _fmt(float(g.obj[j]))) for j in nz)
+        terms = ", ".join(self.pair(f"`{g.var_names[j]}`", _fmt(float(g.obj[j]))) for j in nz)
         extra = ""
         if g.qobj[0].size:
             extra += f", plus {g.qobj[0].size} products of two variables (a quadratic term)"
@@ -366,13 +608,14 @@ class _Writer:
             if len(ps) == 1 and len(vs) == 1 and ps[0].unit and vs[0].unit:
                 p, v = ps[0], vs[0]
                 what = plain(self.sm, v.description, v.dims)
+                vn, desc = self.code(v.name), p.description
                 pair = self.rng.choice((
-                    f"{p.name} ({unit(p.unit)}) times {what} ({v.unit})",
-                    f"{unit(p.unit)} for {p.name}, times {v.unit} of {v.name}",
-                    f"{p.name} in {unit(p.unit)} against {v.name} in {v.unit}",
+                    f"the {desc} ({unit(p.unit)}) times {what} ({v.unit})",
+                    f"{unit(p.unit)} for the {desc}, times {v.unit} of {vn}",
+                    f"the {desc} in {unit(p.unit)} against {vn} in {v.unit}",
                     f"{unit(p.unit)} by {v.unit}")) if v.unit != "0/1" else \
-                    self.rng.choice((f"{p.name} ({unit(p.unit)}) counts once {v.name} is 1",
-                                     f"{unit(p.unit)} charged when {v.name} = 1"))
+                    self.rng.choice((f"the {desc} ({unit(p.unit)}) counts once {vn} is 1",
+                                     f"{unit(p.unit)} charged when {vn} = 1"))
                 if pair not in pairs:
                     pairs.append(pair)
         if not pairs:
@@ -400,14 +643,34 @@ class _Writer:
             (dn, dt), (cn, ct) = dem[0], cap[0]
             verdict = "so a plan meeting every requirement can exist" if ct >= dt else \
                 "so the limits are tight and the rows must be read together"
-            out.append(self.say("edge", dn=dn, dt=_fmt(dt), cn=cn, ct=_fmt(ct),
-                                verdict=verdict))
+            out.append(self.say("edge", dn=self.code(dn), dt=_fmt(dt), cn=self.code(cn),
+                                ct=_fmt(ct), verdict=verdict))
+        out += self.model_class()
+        return out
+
+    def model_class(self) -> list[str]:
+        """The problem class read from the canonical model, and for a mixed-integer model the
+        bound its relaxation gives, in the direction of the objective."""
+        g, cls = self.g, self.cls
         ints = [self.code(v.name) for v in self.sm.variables if v.vtype in ("I", "B")]
-        if ints:
-            out.append(self.say("mip", ints=join(ints), be="is" if len(ints) == 1 else "are"))
+        allv = join([self.code(v.name) for v in self.sm.variables])
+        be = "is" if len(ints) == 1 else "are"
+        self.claim("class", "", cls)
+        out = []
+        if cls == "LP":
+            out.append(self.say("lp", vars=allv))
+        elif cls == "QP":
+            out.append(self.say("qp", vars=allv, nq=g.qobj[0].size))
+        elif cls in ("QCP", "MIQCP"):
+            out.append(self.say("qcp", vars=allv, nq=g.qrows[0].size))
         else:
-            out.append(self.say("lp", vars=join([self.code(v.name)
-                                                for v in self.sm.variables])))
+            kind = "mip" if cls == "MILP" else "miqp"
+            out.append(self.say(kind, ints=join(ints), be=be))
+        if g.is_mip:
+            bound = "lower" if self.sm.objective.sense == "min" else "upper"
+            self.claim("relaxation", "", bound)
+            relaxed = {"MILP": "LP", "MIQP": "QP"}.get(cls, "QCP")
+            out.append(self.say("relax_" + bound, ints=join(ints), be=be, relaxed=relaxed))
         return out
 
 
@@ -416,6 +679,14 @@ def reasoning(sm: SemanticModel, account: Mapping[str, str] | None = None, seed:
     """The modelling reasoning for ``sm`` (its statement's ``account`` quoted where it has the
     sentence; ``names``: the program's names for the families; ``cautions``: checks a repair
     taught, said last)."""
+    return reasoning_claims(sm, account, seed, names, cautions)[0]
+
+
+def reasoning_claims(sm: SemanticModel, account: Mapping[str, str] | None = None,
+                     seed: int = 0, names: Mapping[str, str] | None = None,
+                     cautions: Sequence[str] = ()) -> tuple[str, tuple[Claim, ...]]:
+    """The reasoning of :func:`reasoning` and the claims it makes, each from a fact computed
+    on the model."""
     from ortrex.render.account import devices
 
     w = _Writer(sm, account or {}, seed, names or {})
@@ -428,4 +699,4 @@ def reasoning(sm: SemanticModel, account: Mapping[str, str] | None = None, seed:
     parts.append(" ".join(([u] if u else []) + w.edges()))
     if cautions:
         parts.append(w.say("cautions") + " ".join(cautions))
-    return "\n\n".join(p for p in parts if p)
+    return "\n\n".join(p for p in parts if p), tuple(w.claims)

@@ -46,7 +46,7 @@ PHRASES: dict[str, tuple[str, ...]] = {
         "{v} gives {what} ({over}, {n} entries).",
         "Decide {what}: variable {v} over {over}, {n} of them."),
     "decide_yn": (
-        "For each {ent} we decide {what}: {n} binary variables named {v}.",
+        "For each {ent} we decide {what}: {n} {kind} variables named {v}.",
         "The yes/no decisions: {what}, one {v} per entry of {over} ({n} in all).",
         "Whether to act is itself a decision: {v} says {what}, over {over}; {n} variables.",
         "We must settle, for {over}, {what}. That is {v}, {n} variables.",
@@ -174,10 +174,10 @@ PHRASES: dict[str, tuple[str, ...]] = {
         "Rule {c} fixes how often each node is visited."),
     "spread": (
         "The {desc} ranges from {lo} ({elo}) to {hi} ({ehi}).",
-        "Across the data, {p} goes from {lo} at {elo} up to {hi} at {ehi}.",
-        "{ehi} has the largest {p} ({hi}), {elo} the smallest ({lo}).",
-        "Values of {p}: between {lo} for {elo} and {hi} for {ehi}.",
-        "The smallest {p} is {elo}'s {lo}; the largest is {ehi}'s {hi}."),
+        "Across the data, the {desc} goes from {lo} at {elo} up to {hi} at {ehi}.",
+        "For the {desc}, the largest value is {hi} ({ehi}) and the smallest {lo} ({elo}).",
+        "The {desc} lies between {lo} for {elo} and {hi} for {ehi}.",
+        "The smallest {desc} is {elo}'s {lo}; the largest is {ehi}'s {hi}."),
     "example": (
         "For instance {r}: {text}.",
         "Written out for {r}: {text}.",
@@ -203,11 +203,11 @@ PHRASES: dict[str, tuple[str, ...]] = {
         "but would weaken the bound."),
     "derived": (
         "{p} is derived from the data as {expr}: {vals}.",
-        "Here {p} = {expr}, that is {vals}.",
+        "Here {p} ({desc}) = {expr}, that is {vals}.",
         "{p} is not given but follows from the data ({expr}): {vals}."),
     "balance": (
         "Nothing appears or vanishes in {c}: what comes in equals what goes out.",
-        "Every unit is accounted for on both sides of {c}.",
+        "Every unit is counted on both sides of {c}.",
         "Rule {c} is a conservation equation, so equality, not an inequality.",
         "Stock and flow must add up exactly, hence the equals sign in {c}."),
     "device_rule": (
@@ -224,19 +224,108 @@ PHRASES: dict[str, tuple[str, ...]] = {
         "Summing the {rate} over the plan gives the goal's value; for example {terms}.",
         "Weights in the goal: {terms} (the {rate})."),
     "lp": (
-        "Every variable is continuous, so this is an LP and the solver's optimum is exact.",
-        "No integrality anywhere: a plain LP over {vars}.",
-        "With only continuous {vars} the model is linear and solves exactly.",
-        "An LP in {vars}: no branching needed.",
-        "Since {vars} may take fractional values, a linear program suffices."),
+        "Every variable is continuous and every term linear, so this is an LP and the solver's "
+        "optimum is exact.",
+        "No integrality and no products of variables: a plain LP over {vars}.",
+        "With only continuous {vars} and linear rows and objective, this is an LP and solves "
+        "exactly.",
+        "An LP in {vars}: linear throughout, no branching needed.",
+        "Since {vars} may take fractional values and everything is linear, a linear program "
+        "suffices."),
+    "qp": (
+        "The objective holds {nq} products of two variables, so this is a quadratic program "
+        "(QP) rather than a linear one; {vars} stay continuous.",
+        "With {nq} quadratic terms this is a QP over {vars}: linear rows, a quadratic "
+        "objective.",
+        "No integrality, but {nq} products of variables: a quadratic program (QP) in {vars}, "
+        "which a linear solver alone cannot take.",
+        "A QP: {nq} quadratic terms over continuous {vars}."),
+    "qcp": (
+        "The rows hold {nq} products of two variables: a quadratically constrained model "
+        "(QCP).",),
     "mip": (
-        "Because {ints} {be} whole, the relaxation only bounds the optimum and the solver has "
-        "to branch.",
-        "With {ints} integral, this is a mixed-integer program: the LP relaxation is a bound, "
-        "not the answer.",
-        "The whole-number decisions ({ints}) make branching necessary.",
-        "Integrality of {ints} makes it a mixed-integer model; expect a search tree.",
-        "A relaxation that drops the integrality of {ints} would be a lower bound only."),
+        "Because {ints} {be} whole, this is a mixed-integer linear program (MILP) and the "
+        "solver has to branch.",
+        "With {ints} integral, this is a mixed-integer linear program: the relaxation is a "
+        "bound, not the answer.",
+        "The whole-number decisions ({ints}) make it a mixed-integer linear program (MILP); "
+        "branching is necessary.",
+        "Integrality of {ints} makes it a mixed-integer linear model (MILP); expect a search "
+        "tree."),
+    "miqp": (
+        "With {ints} whole and products of variables in the objective, this is a mixed-integer "
+        "quadratic program (MIQP).",
+        "Integrality of {ints} on top of a quadratic objective: a mixed-integer quadratic "
+        "program (MIQP), solved by branching."),
+    "relax_lower": (
+        "Dropping the integrality of {ints} gives the {relaxed} relaxation; its optimum is a "
+        "lower bound on the minimum, which the whole-number plan can only match or exceed.",
+        "The {relaxed} relaxation (integrality of {ints} dropped) can only do better, so on a "
+        "minimisation its value is a lower bound.",
+        "Relaxing {ints} to fractions gives a lower bound on the least value: the relaxation "
+        "is at most the optimum."),
+    "relax_upper": (
+        "Dropping the integrality of {ints} gives the {relaxed} relaxation; its optimum is an "
+        "upper bound on the maximum, which the whole-number plan can only match or fall "
+        "below.",
+        "The {relaxed} relaxation (integrality of {ints} dropped) can only do better, so on a "
+        "maximisation its value is an upper bound.",
+        "Relaxing {ints} to fractions gives an upper bound on the best value: the relaxation "
+        "is at least the optimum."),
+    "order": (
+        "{V} can stay continuous: it is an MTZ position, and in the sub-tour rows only the "
+        "order of the positions matters, not their values.",
+        "Positions in the MTZ rows only need to be ordered along the tour, so {v} stays "
+        "continuous.",
+        "The MTZ rows compare positions pairwise; only their order counts, so {v} is "
+        "continuous."),
+    "epigraph": (
+        "{V} is an epigraph variable: the objective is {v} alone, and every worst-case row "
+        "holds it on the far side of one term, so at the optimum it equals the worst term.",
+        "The min-max device: {v} is free and continuous, bounded by every term through the "
+        "worst-case rows, and optimising {v} makes it the worst term exactly.",
+        "{V} carries the worst case (an epigraph variable): continuous and free, pushed by "
+        "the objective against the worst-case rows."),
+    "slack": (
+        "{V} is a slack: continuous, at least 0, one per row it loosens, and every unit is "
+        "charged in the objective, so it is positive only where the rule cannot be kept.",
+        "As a slack, {v} measures by how much a row is broken; it is continuous, and its "
+        "penalty keeps it at 0 wherever the rule can hold.",
+        "{V} is continuous and nonnegative: a slack that loosens its row at a penalty per "
+        "unit."),
+    "forced": (
+        "{V} can stay continuous between 0 and 1: its rows hold it at or above a difference "
+        "of yes/no choices and it is charged, so at an optimum it is forced to 0 or 1.",
+        "No integrality is needed on {v}: each row bounds it from below by whole combinations "
+        "of binaries and its cost pushes it down, which forces a whole value."),
+    "network": (
+        "{V} can stay continuous: every coefficient is 0 or +-1 with at most two per column "
+        "(a network or bipartite matrix), which is totally unimodular, and with whole data the "
+        "LP optimum at a vertex is already whole.",
+        "The rows form a network matrix, totally unimodular; with whole right-hand sides and "
+        "bounds a vertex optimum is whole, so {v} needs no integrality.",
+        "No integrality on {v} is needed: the constraint matrix is totally unimodular (each "
+        "column has at most one +1 and one -1, or two ones in the two sides of a bipartite "
+        "split), so the simplex vertex is whole."),
+    "tu_too": (
+        "Whole data over a totally unimodular matrix would give a whole optimum anyway.",
+        "Even so, the matrix is totally unimodular: with whole data the vertex optimum is "
+        "whole."),
+    "relaxed": (
+        "The model keeps {v} continuous, so a fractional value is possible.",
+        "{V} is continuous in this model, so it may take a fractional value."),
+    "switch_off": (
+        "With {y} at 0 the row forces the quantities to 0, and with {y} at 1, the row caps "
+        "them; the coefficient of {y} is {what}: {vals}.",
+        "The row switches the quantities off unless {y} is 1, and then caps them; the "
+        "coefficient of {y} is {what}: {vals}.",
+        "{Y} acts as a switch, nothing moves while it is 0; the coefficient of {y} is {what}: "
+        "{vals}."),
+    "switch_floor": (
+        "Once {y} is 1, the quantity must reach its floor; the coefficient of {y} is {what}: "
+        "{vals}.",
+        "With {y} at 1, the quantity is held at or above a floor, and the coefficient of {y} "
+        "is {what}: {vals}."),
     "edge": (
         "Edge check: the right-hand sides of {dn} add up to {dt} and those of {cn} to {ct}, "
         "{verdict}.",

@@ -22,6 +22,7 @@ from ortrex.render.language import (
     article,
     capital,
     fill_words,
+    is_plural,
     join,
     plural,
     singular,
@@ -200,6 +201,10 @@ class Teller:
         # entry says more than one thing (an arc's two ends).
         bare = ("{e} {V}" if "{V}" in item else "{e} {v}") if self.rng.random() < 0.5 \
             and "{at_" not in item else item
+        if any(str(e)[-1:].isdigit() for e in elements):
+            # "WO1 1 priority point", "Q1 187 hours" read as one number: the value goes in
+            # brackets after a name ending in digits (or after a colon, mid-entry).
+            item, bare = _apart(item), _apart(bare)
         siblings = [q for q in self.sm.params if len(p.index) == 1 and q.index == p.index]
         out = []
         for k, (e, v) in enumerate(zip(elements, values, strict=True)):
@@ -231,6 +236,7 @@ class Teller:
             leads = self._generic_leads(p)
         lead = self.pick(leads)
         group = self.pick(f.group)
+        item, group = after_lead(lead, item), after_lead(lead, group)
         if not _LISTED.search(lead):
             # Entries inside a sentence ("we would pay {items}") carry no verb of their own.
             if _VERBAL.search(item):
@@ -241,11 +247,12 @@ class Teller:
         if f.members in (0, 1) and len(p.index) == 2:
             outer, inner = (sets[p.index[f.members]], sets[p.index[1 - f.members]])
             rel = arr if f.members == 0 else arr.T
-            group = self.pick(f.group)
+            lead = self.pick(f.lead)
+            group = after_lead(lead, self.pick(f.group))
             lists = [group.format_map(self.words.with_(e=e, items=join(
                 [inner.elements[j] for j in np.flatnonzero(rel[i] > 0.5)]) or f.empty))
                 for i, e in enumerate(outer.elements)]
-            return fill(self.pick(f.lead), self.words.with_(items="; ".join(lists)))
+            return fill(lead, self.words.with_(items="; ".join(lists)))
         if len(p.index) == 1:
             entries = self.entries(p, f, sets[p.index[0]].elements, arr, item)
             return fill(self.pick(leads), self.words.with_(items=join(entries)))
@@ -465,13 +472,21 @@ class Teller:
                 paired.append(r)
         order = self.rng.permutation(len(paired))
         rules = [paired[int(k)] for k in order]
+        used: set[str] = set()  # a frame said twice repeats its sentence ("No exceptions.")
         for k in range(len(rules)):  # a connective or a frame now and then
             r = self.rng.random()
             if k and r < 0.25:
-                rules[k] = self.pick(_RULE_PREFIXES) + lower_first(rules[k], self.proper)
+                rules[k] = self.fresh(_RULE_PREFIXES, used) + lower_first(rules[k], self.proper)
             elif r > 0.87:
-                rules[k] = wrap(self.pick(_RULE_WRAPS), rules[k], self.proper)
+                rules[k] = wrap(self.fresh(_RULE_WRAPS, used), rules[k], self.proper)
         return rules
+
+    def fresh(self, options: tuple[str, ...], used: set[str]) -> str:
+        """One of ``options`` not yet in ``used`` (then in it); any once all are used."""
+        left = [o for o in options if o not in used] or list(options)
+        choice = self.pick(left)
+        used.add(choice)
+        return choice
 
     def vary(self, sentence: str) -> str:
         """Equivalent wordings swapped in ("must" / "will have to", "at most" / "no more
@@ -571,12 +586,38 @@ def _per(sm: SemanticModel, index: tuple[str, ...]) -> str:
     return " and ".join(entity(sm, s) for s in index)
 
 
+_PREPOSITIONS = r"(?:for|in|of|to|at|on|by|with|from|per|into|during)"
+_ENDS_IN_PREPOSITION = re.compile(rf"\b{_PREPOSITIONS} \{{items\}}")
+_STARTS_WITH_PREPOSITION = re.compile(rf"^{_PREPOSITIONS} (?=\{{e\}})")
+_NAME_THEN_VALUE = re.compile(r"\{e\} (\{[vV]\})")
+
+
+def after_lead(lead: str, piece: str) -> str:
+    """An entry or group template that follows ``lead``: without its opening preposition
+    where the lead ends in one before ``{items}`` ("free for" + "in Q1" is "free for in")."""
+    return _STARTS_WITH_PREPOSITION.sub("", piece) if _ENDS_IN_PREPOSITION.search(lead) \
+        else piece
+
+
+def _apart(item: str) -> str:
+    """An entry template whose value cannot run into its element's name: ``{e} ({V})`` when
+    the value ends the entry, ``{e}: {V} ...`` otherwise."""
+    m = _NAME_THEN_VALUE.search(item)
+    if m is None:
+        return item
+    if m.end() == len(item):
+        return item[:m.start()] + "{e} (" + m.group(1) + ")"
+    return item[:m.start()] + "{e}: " + m.group(1) + item[m.end():]
+
+
 def lower_first(sentence: str, proper: set[str]) -> str:
-    """A sentence's first letter lowered, unless its first word is a name in ``proper`` or
-    an acronym."""
+    """A sentence's first letter lowered, unless its first word is a name in ``proper``, an
+    acronym or the pronoun I."""
     first = sentence.split(" ", 1)[0].strip(",.;:'’")
     if first not in ("A", "An") and (first in proper or (len(first) > 1 and
                                                           first[:2].isupper())):
+        return sentence
+    if re.match(r"I(?:['’](?:m|ve|d|ll))?\b", sentence):  # the pronoun I stays upper-case
         return sentence
     return sentence[:1].lower() + sentence[1:]
 
@@ -608,9 +649,25 @@ def goal_noun(sm: SemanticModel) -> str:
     d = sm.objective.description
     money = str(sm.descriptors.get("words", {}).get("money", ""))
     if money and f" in {money}" in d:
-        return d.replace(f" in {money}", "", 1)
-    # The unit: "total flow in Gbit/s", "tour distance in km plus fixed costs".
-    return re.sub(r" in \S+(?=$| plus | net of | of any )", "", d, count=1)
+        noun = d.replace(f" in {money}", "", 1)
+    else:  # the unit: "total flow in Gbit/s", "tour distance in km plus fixed costs"
+        noun = re.sub(r" in \S+(?=$| plus | net of | of any )", "", d, count=1)
+    # A count of things ("stock bars used") is measured by their number: "the stock bars
+    # used as low as it can be" would say "it" of a plural.
+    if not _plural_head(noun):
+        return noun
+    return f"total number of {noun[6:]}" if noun.startswith("total ") else f"number of {noun}"
+
+
+_PHRASE_END = re.compile(r" (?:of|per|in|for|from|on|at|plus|net|over|across|to|by|with) ")
+
+
+def _plural_head(phrase: str) -> bool:
+    """Whether a noun phrase's head is plural (``stock bars used``, not ``cost of trips``)."""
+    words = _PHRASE_END.split(phrase, maxsplit=1)[0].split()
+    while len(words) > 1 and words[-1].endswith("ed"):
+        words.pop()  # a participle after the head: "bars used", "hosts opened"
+    return bool(words) and is_plural(words[-1])
 
 
 

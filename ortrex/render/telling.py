@@ -57,6 +57,21 @@ class Rule:
     # states ("fractions are fine": C); told only while the model's variables have them
 
 
+def divisible(variables: str | tuple[str, ...], *tellings: str) -> Rule:
+    """A rule stating in business terms that decisions may be fractional ("servings may be
+    split"): told only while every named variable is continuous, so a child whose decisions
+    became whole never says it. Each wording must say it (``account.grain_told`` finds it)."""
+    names = (variables,) if isinstance(variables, str) else variables
+    return Rule((), tellings, types=dict.fromkeys(names, "C"))
+
+
+def whole(variables: str | tuple[str, ...], *tellings: str) -> Rule:
+    """A rule stating in business terms that decisions come in whole units ("whole cases
+    only"): told only while every named variable is integer."""
+    names = (variables,) if isinstance(variables, str) else variables
+    return Rule((), tellings, types=dict.fromkeys(names, "I"))
+
+
 @dataclass(frozen=True)
 class Telling:
     """Everything a client says about one family's problem."""

@@ -18,6 +18,8 @@ from ortrex.engine.generate.mutate import (
     apply,
 )
 from ortrex.engine.generate.pipeline import verify
+from ortrex.engine.operators.crossover import compatible
+from ortrex.ir.semantic import SemanticModel
 from ortrex.store import Store
 from ortrex.verifiers.equivalence.check import check_equivalence
 from tests.samples import verified_parent
@@ -36,17 +38,27 @@ def more_parents(parents: dict[str, tuple]) -> list[tuple[str, tuple]]:
             *((f, verified_parent(f, 21, "medium")[:3]) for f in sorted(REGISTRY))]
 
 
+def _mates(family: str) -> Iterator[SemanticModel]:
+    """Draws of ``family`` to pair a crossover parent with."""
+    for seed in range(30):
+        yield REGISTRY[family].sample(np.random.default_rng(seed), "small")
+
+
 @pytest.mark.parametrize("op", sorted(OPERATORS))
 def test_each_operator_on_at_least_two_families(op: str, parents: dict[str, tuple],
                                                 more_parents: list[tuple[str, tuple]]) -> None:
     good = set()
-    for fam, (sm, inst, values) in more_parents:
-        other = None
-        if op == "crossover":
-            partners = CROSSOVER_PARTNERS.get(fam, ())
-            if not partners:
-                continue
-            other = parents[partners[0]][0]
+    tries: list[tuple[str, tuple, SemanticModel | None]] = []
+    for fam, parent in more_parents:
+        if op != "crossover":
+            tries.append((fam, parent, None))
+            continue
+        # Partners in the same story and units (an incoherent pair is refused): a few, as
+        # a resource row nowhere near binding is rejected (slack_capacity).
+        mates = [q for f in CROSSOVER_PARTNERS.get(fam, ()) for q in _mates(f)
+                 if compatible(parent[0], q)]
+        tries += [(fam, parent, q) for q in mates[:5]]
+    for fam, (sm, inst, values), other in tries:
         try:
             m = apply(op, sm, values, np.random.default_rng(1), other)
         except NotApplicable:
@@ -71,8 +83,13 @@ def test_the_constraint_catalogue() -> None:
     assert set(_CATALOGUE) == {"budget", "minimum_service", "capacity", "ratio", "either_or",
                                "precedence"}
     made = {}
-    for fam in ("transportation", "knapsack_01", "diet", "set_cover"):
-        sm, inst, values = verified_parent(fam)[:3]
+    draws = [(fam, verified_parent(fam)[:3])
+             for fam in ("transportation", "knapsack_01", "diet", "set_cover")]
+    # An either-or binds only where the plan chooses both ends: a knapsack that does.
+    draws.append(next(("knapsack_01", p) for p in (verified_parent("knapsack_01", k)[:3]
+                                                  for k in range(8, 40))
+                      if p[2]["x"][0] > 0.5 and p[2]["x"][-1] > 0.5))
+    for fam, (sm, inst, values) in draws:
         for kind, fn in _CATALOGUE.items():
             try:
                 m = fn(Context(sm, values, np.random.default_rng(2)))
@@ -94,6 +111,7 @@ def test_not_applicable_is_explained() -> None:
         apply("teleport", sm, values, np.random.default_rng(0))
 
 
+_PAIRS = {(a, b) for a, bs in CROSSOVER_PARTNERS.items() for b in bs}
 FAMILIES = ("transportation", "knapsack_01", "diet", "facility_location", "knapsack_multidim")
 
 
@@ -140,6 +158,16 @@ def test_evolution_rounds_lineage_and_resume(store: Store) -> None:
                         "NULL OR operator IS NULL) FROM lineage WHERE relation = 'mutated' AND "
                         "run_id = ?", [spec.run_id]).row(0)
     assert edges == (verified, 0)
+    # A crossover pairs parents whose stories and units agree.
+    pairs = store.query(
+        "SELECT list(s.model) FROM lineage l "
+        "JOIN semantic_models s ON s.id = l.parent_id WHERE l.relation = 'mutated' AND "
+        "l.operator = 'crossover' AND l.run_id = ? GROUP BY l.child_id", [spec.run_id])
+    for (models,) in pairs.rows():
+        if len(models) == 2:
+            a, b = (SemanticModel.loads(m) for m in models)
+            a, b = (a, b) if (a.family, b.family) in _PAIRS else (b, a)
+            assert compatible(a, b), (a.family, a.domain, b.family, b.domain)
     stats = store.query("SELECT operator, children, accepted FROM operator_stats").rows()
     assert all(a <= c for _, c, a in stats)
     # The same job again resumes: nothing left to do, nothing changes.

@@ -13,6 +13,7 @@ from ortrex.engine.generate.mutate import apply
 from ortrex.engine.generate.pipeline import verify
 from ortrex.engine.generate.postchecks import MODEL_CHECKS, checks_for, one_tour
 from ortrex.engine.operators.objective import zero_worst_case
+from ortrex.engine.operators.registry import Origin, made_from
 from ortrex.ir.semantic import SemanticModel
 from tests.samples import verified_parent
 
@@ -49,7 +50,13 @@ def test_a_profit_that_loses_money_is_rejected() -> None:
     good = apply("cost_to_profit", sm, values, np.random.default_rng(0)).child
     assert good.objective.sense == "max" and _reason(good) is None
     price = next(p for p in good.params if p.name.startswith("price"))
-    bad = _with_param(good, price.name, np.full_like(price.values, 0.01))
+    # Sales up to demand at a give-away price: nothing is sold (a zero plan, degenerate).
+    assert _reason(_with_param(good, price.name, np.full_like(price.values, 0.01))) == \
+        "degenerate"
+    # Orders that must all be filled at that price lose money.
+    filled = replace(good, constraints=tuple(replace(c, sense=">=") if c.name == "demand_met"
+                                             else c for c in good.constraints))
+    bad = _with_param(filled, price.name, np.full_like(price.values, 0.01))
     assert _reason(bad) == "postcheck:unprofitable"
 
 
@@ -97,5 +104,21 @@ def test_operator_checks_run_where_they_always_ran() -> None:
     for made in (["objective_minmax", "cost_to_profit"], ["cost_to_profit", "objective_minmax"]):
         both = replace(sm, descriptors={**sm.descriptors, "mutations": made})
         assert [n for n, _ in checks_for(both)] == [
-            "one_tour", "unprofitable", "fractional_indicator", "slack_capacity",
-            "unusable_item", "zero_worst_case"]
+            "one_tour", "unprofitable", "profit_loop", "over_delivery", "fractional_indicator",
+            "slack_capacity", "unusable_item", "zero_worst_case"]
+
+
+def test_checks_against_the_parent_run_on_the_operators_own_children() -> None:
+    """``constant_term`` and ``non_binding`` compare a child with its parent: they run while
+    the mutate job verifies a child of their operator, never on a descendant or a fresh
+    instance."""
+    sm, inst, _, x, obj = verified_parent("transportation")
+    made = replace(sm, descriptors={**sm.descriptors,
+                                    "mutations": ["add_constraint", "cost_to_profit"]})
+    names = [n for n, _ in checks_for(made)]
+    assert "non_binding" not in names and "constant_term" not in names
+    with made_from(Origin("cost_to_profit", sm, inst, x, obj)):
+        names = [n for n, _ in checks_for(made)]
+    assert names[-1] == "constant_term" and "non_binding" not in names
+    with made_from(Origin("add_constraint", sm, inst, x, obj)):
+        assert [n for n, _ in checks_for(made)][-1] == "non_binding"

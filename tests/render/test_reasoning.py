@@ -79,3 +79,55 @@ def test_clean_cot_example_puts_the_reasoning_in_the_thinking_channel() -> None:
     assert sft_contract(ex.messages, prog, thinking=True) == []
     assert sft_contract(ex.messages, prog, thinking=False) == [
         "reasoning in an example without thinking"]
+
+
+def _text(family: str, seed: int = 7) -> tuple[object, str]:
+    sm = REGISTRY[family].sample(np.random.default_rng(seed), "small")
+    return sm, thinking(sm, render_statement(sm, "DP", seed=11))
+
+
+def test_the_relaxation_bound_follows_the_sense() -> None:
+    from dataclasses import replace
+
+    from ortrex.ir.expr import Neg
+    from ortrex.render.reasoning import reasoning_claims
+
+    sm = REGISTRY["knapsack_01"].sample(np.random.default_rng(7), "small")  # a maximisation
+    for seed in range(6):
+        text = reasoning_claims(sm, {}, seed=seed)[0]
+        assert "upper bound" in text and "lower bound" not in text
+    flipped = replace(sm, objective=replace(sm.objective, sense="min",
+                                            expr=Neg(sm.objective.expr)))
+    for seed in range(6):
+        text = reasoning_claims(flipped, {}, seed=seed)[0]
+        assert "lower bound" in text and "upper bound" not in text
+
+
+def test_the_class_is_read_from_the_model() -> None:
+    _, qp = _text("portfolio")
+    assert "QP" in qp and "LP" not in qp.replace("LP relaxation", "")
+    _, lp = _text("transportation")
+    assert "LP" in lp and "mixed-integer" not in lp
+    _, mip = _text("facility_location")
+    assert "MILP" in mip or "mixed-integer linear" in mip
+
+
+def test_each_justification_comes_from_the_variables_role() -> None:
+    _, sp = _text("shortest_path")
+    assert "totally unimodular" in sp and "meaningful" not in sp
+    _, tsp = _text("tsp_mtz")
+    assert "MTZ" in tsp
+    sm, bp = _text("bin_packing")
+    cap = float(sm.param_map["capacity"].values)
+    assert "capacity of one" in bp and _num(cap) in bp
+    assert "scaled by the given size" not in bp
+
+
+def test_no_internal_name_is_a_word_of_the_prose() -> None:
+    for family in sorted(REGISTRY):
+        sm, text = _text(family)
+        prose = re.sub(r"`[^`]*`|\[[^\]]*\]", "", text)
+        for name in [c.name for c in sm.constraints] + [p.name for p in sm.params]:
+            if "_" in name:
+                assert not re.search(rf"\b{re.escape(name)}\b", prose), (family, name)
+        assert not re.search(r"\bValues of \w+:", text), family

@@ -78,9 +78,9 @@ def test_situation_statements_determine_the_model(family: str, seed: int, form: 
 
 def test_the_default_is_mostly_a_situation() -> None:
     sm = REGISTRY["knapsack_01"].sample(np.random.default_rng(4), "small")
-    layouts = [render_statement(sm, "DP", seed=s).layout for s in range(200)]
+    layouts = [render_statement(sm, "DP", seed=s).layout for s in range(600)]
     spec = sum(x.startswith("specification:") for x in layouts)
-    assert 10 <= spec <= 60  # SPECIFICATION_SHARE = 0.15
+    assert 8 <= spec <= 30  # SPECIFICATION_SHARE = 0.04: sheets are at most 5% (issue 30)
     assert {x.split(":")[1] for x in layouts if x.startswith("situation:")} == {
         x.split(":")[1] for x in SITUATIONS}
     assert {x.split(":")[1] for x in layouts if x.startswith("specification:")} == set(

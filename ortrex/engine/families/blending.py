@@ -2,10 +2,37 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 
 from ortrex.engine.families.base import Builder, Family, Vocabulary, register, rounded
 from ortrex.ir.expr import P, V, total
+
+# Plausible contents by domain and attribute (the draw is mapped onto these ranges; others
+# keep 1-50): feed nutrients in % of the ingredient (calcium at 38-47% of a ration is no
+# feed), octane and cetane numbers where real fuels have them.
+_CONTENT_RANGES = {
+    "agriculture": {"Protein": (8, 48), "Fibre": (2, 35), "Calcium": (0.05, 2.5),
+                    "Phosphorus": (0.1, 1.2), "Lysine": (0.2, 3), "Methionine": (0.1, 0.8),
+                    "Fat": (1, 12), "Sodium": (0.02, 0.5), "Magnesium": (0.1, 0.6),
+                    "Starch": (2, 70), "Ash": (2, 12), "Potassium": (0.3, 2.5),
+                    "Sulphur": (0.1, 0.5), "Chloride": (0.05, 0.8)},
+    "energy": {"Octane": (85, 100), "Cetane": (40, 60)},
+}
+# A feed's energy is no percentage: it is told as another mineral instead.
+_NOT_PERCENT = {"agriculture": ("Energy", ("Potassium", "Sulphur", "Chloride"))}
+
+
+def _percent_only(b: Builder) -> None:
+    """Replace an attribute whose unit cannot be the domain's percentage."""
+    rule = _NOT_PERCENT.get(b.vocab.domain)
+    s = b.sets[-1]
+    if rule is None or rule[0] not in s.elements:
+        return
+    spare = next(n for n in rule[1] if n not in s.elements and n not in b.taken)
+    b.taken.add(spare)
+    b.sets[-1] = replace(s, elements=tuple(spare if e == rule[0] else e for e in s.elements))
 
 
 @register
@@ -41,8 +68,15 @@ class Blending(Family):
         nI, nA = b.dims["I"], b.dims["A"]
         b.set("I")
         b.set("A")
+        _percent_only(b)
         amount = float(rng.integers(10, 100) * 10)
-        content = rounded(rng.uniform(1, 50, (nA, nI)))
+        content = rng.uniform(1, 50, (nA, nI))
+        ranges = _CONTENT_RANGES.get(b.vocab.domain, {})
+        for a, name in enumerate(b.sets[-1].elements):
+            if name in ranges:  # the same draw, mapped onto the attribute's own range
+                lo_a, hi_a = ranges[name]
+                content[a] = lo_a + (content[a] - 1) * (hi_a - lo_a) / 49
+        content = rounded(content)
         cost = rounded(rng.uniform(5, 40, nI))
         ref = rng.dirichlet(np.ones(nI)) * amount  # a blend that meets every limit
         avg = content @ ref / amount
@@ -82,7 +116,8 @@ class Diet(Family):
         Vocabulary("healthcare", "Hospital menu",
                    "A hospital dietitian plans daily servings of {F}s covering every {N}.",
                    {"F": ("food", "list:hospital_food"), "N": ("nutrient", "list:food_nutrient")},
-                   {"unit": "servings", "money": "USD", "level": "grams", "who": "patient",
+                   {"unit": "servings", "money": "USD", "level": "% of daily value",
+                    "who": "patient",
                     "planner": "hospital dietitian", "eat": "eat"}),
         Vocabulary("agriculture", "Livestock ration",
                    "A farm feeds its herd {F}s so that each {N} need is covered.",

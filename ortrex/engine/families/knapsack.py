@@ -105,6 +105,12 @@ class KnapsackBounded(_Knapsack):
                     "total {value} in {money}")
 
 
+# The limits of a multi-dimensional knapsack measure different things (weight, volume,
+# floor; storage, bandwidth, licences): one unit that fits every dimension, by domain (the
+# single-dimension vocabularies' "kg" or "GB" would call volume or licences a weight).
+_DIMENSION_UNITS = {"logistics": "capacity units", "computing": "resource units"}
+
+
 @register
 class KnapsackMultidim(_Knapsack):
     """Multi-dimensional 0-1 knapsack."""
@@ -123,9 +129,10 @@ class KnapsackMultidim(_Knapsack):
         use = rounded(rng.uniform(1, 40, (r, n)), 0)
         value = rounded(use.mean(axis=0) * rng.uniform(0.8, 1.8, n), 0)
         limit = np.maximum(np.floor(use.sum(axis=1) * rng.uniform(0.3, 0.6, r)), use.max(axis=1))
-        b.param("use", ("R", "I"), use, "use of each {R} by each {I}", "{weight}", integer=True)
+        measure = _DIMENSION_UNITS.get(b.vocab.domain, "{weight}")
+        b.param("use", ("R", "I"), use, "use of each {R} by each {I}", measure, integer=True)
         b.param("value", ("I",), value, "{value} of each {I}", "{money}", integer=True)
-        b.param("limit", ("R",), limit, "limit of each {R}", "{weight}", integer=True)
+        b.param("limit", ("R",), limit, "limit of each {R}", measure, integer=True)
         b.var("x", (("i", "I"),), "1 if {I} i is chosen", vtype="B", role="selection")
         b.con("resource_limit", "Each {R} stays within its limit.", (("r", "R"),),
               total("i", "I", P("use", "r", "i") * V("x", "i")), "<=", P("limit", "r"),

@@ -51,11 +51,11 @@ class SingleMachine(Family):
               role="timing")
         b.var("y", (("i", "J"), ("j", "J")), "1 if {J} i comes before {J} j", vtype="B",
               where=(Cond("lt", "i", "j"),), role="ordering")
-        b.con("i_before_j", "If {J} i comes first, {J} j starts after i ends.",
+        b.con("i_before_j", "If {J} i comes first, {J} j starts after {J} i ends.",
               (("i", "J"), ("j", "J")),
               V("s", "i") + P("proc", "i") - V("s", "j") - P("big_m") * (1 - V("y", "i", "j")),
               "<=", 0.0, where=(Cond("lt", "i", "j"),), role="definition")
-        b.con("j_before_i", "Otherwise {J} i starts after j ends.", (("i", "J"), ("j", "J")),
+        b.con("j_before_i", "Otherwise {J} i starts after {J} j ends.", (("i", "J"), ("j", "J")),
               V("s", "j") + P("proc", "j") - V("s", "i") - P("big_m") * V("y", "i", "j"),
               "<=", 0.0, where=(Cond("lt", "i", "j"),), role="definition")
         b.objective("min", total("j", "J", P("weight", "j") * (V("s", "j") + P("proc", "j"))),
@@ -76,17 +76,20 @@ class ShiftScheduling(Family):
                            "is integral for most needs")
     vocabularies = (
         Vocabulary("healthcare", "Emergency department",
-                   "An emergency department staffs nurses; a {S} covers consecutive {T}s.",
+                   "An emergency department staffs nurses; a {S} covers consecutive {T}s, the "
+                   "last {T} followed by the first again.",
                    {"T": ("time block", "hour"), "S": ("shift", "code:Shift")},
                    {"staff": "nurses", "money": "USD", "org": "emergency department",
                     "person": "nurse"}),
         Vocabulary("retail", "Call centre",
-                   "A call centre rosters agents; a {S} spans consecutive {T}s.",
+                   "A call centre rosters agents; a {S} spans consecutive {T}s, the last {T} "
+                   "followed by the first again.",
                    {"T": ("hour slot", "hour"), "S": ("shift pattern", "code:Pattern")},
                    {"staff": "agents", "money": "EUR", "org": "call centre",
                     "person": "agent"}),
         Vocabulary("public_services", "Police patrols",
-                   "A police district schedules officers; a {S} covers consecutive {T}s.",
+                   "A police district schedules officers; a {S} covers consecutive {T}s, the last "
+                   "{T} followed by the first again.",
                    {"T": ("watch period", "hour"), "S": ("duty roster", "code:Roster")},
                    {"staff": "officers", "money": "USD", "org": "police district",
                     "person": "officer"}),

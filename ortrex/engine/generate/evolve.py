@@ -38,6 +38,7 @@ from ortrex.engine.generate.mutate import (
     family_values,
 )
 from ortrex.engine.generate.pipeline import TaskResult, verify
+from ortrex.engine.operators.registry import Origin, made_from
 from ortrex.ir.canonical import CanonicalModel
 from ortrex.ir.semantic import SemanticModel
 from ortrex.jobs import TaskFailure, executor_for
@@ -54,6 +55,7 @@ from ortrex.store.records import (
     start_run,
     unpack_solution,
 )
+from ortrex.verifiers.solution import objective_value
 
 _IDS = re.compile(r"^\s*[A-Za-z0-9_]{8,}\s*(,\s*[A-Za-z0-9_]{8,}\s*)*$")
 PARENTS_SQL = """
@@ -162,11 +164,29 @@ class MutRecord:
     presentation: bool = False
 
 
+def _own_grounding(parent: SemanticModel, inst: CanonicalModel, x: np.ndarray | None
+                   ) -> tuple[CanonicalModel, np.ndarray | None]:
+    """The parent's instance under the parent's own names, with its optimum (None: none
+    stored). A new telling of a stored instance (renamed, shifted to another domain) names
+    its variables its own way: its grounding stands for the instance when it is the same
+    model column by column, else its optimum is unknown to the operators and the checks."""
+    plan = np.asarray(x, dtype=np.float64) if x is not None and len(x) == inst.num_vars \
+        else None
+    own = parent.ground()
+    if own.var_names == inst.var_names:
+        return inst, plan
+    same = own.num_vars == inst.num_vars and own.num_rows == inst.num_rows and \
+        np.array_equal(own.obj, inst.obj) and np.array_equal(own.lb, inst.lb) and \
+        np.array_equal(own.ub, inst.ub) and (own.A != inst.A).nnz == 0
+    return own, plan if same else None
+
+
 def mutate_task(t: MutTask) -> MutRecord:
     """Apply the operator, ground and verify the child (worker side)."""
     parent = SemanticModel.loads(t.semantic)
-    inst = CanonicalModel.from_bytes(zlib.decompress(t.model))
-    values = family_values(parent, list(inst.var_names), unpack_solution(t.solution))
+    inst, x = _own_grounding(parent, CanonicalModel.from_bytes(zlib.decompress(t.model)),
+                             unpack_solution(t.solution))
+    values = family_values(parent, list(inst.var_names), x)
     other = SemanticModel.loads(t.other) if t.other else None
     rng = np.random.default_rng(t.seed)
     start = time.perf_counter()
@@ -177,8 +197,11 @@ def mutate_task(t: MutTask) -> MutRecord:
         return MutRecord(t, skipped=f"not applicable: {exc}")
     except ValueError as exc:  # a child that does not ground is a rejected child
         return MutRecord(t, skipped=f"invalid child: {exc}")
-    # Children are as small as the generated parents: verified as they are (see ``verify``).
-    outcome = verify(child, m.child, time_limit=t.time_limit, heuristics=False)
+    # Children are as small as the generated parents: verified as they are (see ``verify``),
+    # knowing their parent (whether an added rule binds, an added cost varies).
+    with made_from(Origin(t.operator, parent, inst, x,
+                          objective_value(inst, x) if x is not None else None)):
+        outcome = verify(child, m.child, time_limit=t.time_limit, heuristics=False)
     res = TaskResult(0, m.child.family, m.child, child, outcome, time.perf_counter() - start)
     return MutRecord(t, to_record(res), params=m.params,
                      presentation=OPERATORS[t.operator].presentation)
@@ -325,9 +348,10 @@ def _load(store: Store, parents: list[Parent]) -> dict[str, tuple[str, bytes, by
     return {sid: (sem, model, sol) for sid, sem, model, sol in df.iter_rows()}
 
 
-def _partners(store: Store, operators: tuple[str, ...]) -> dict[str, list[tuple[str, str]]]:
-    """Accepted (semantic id, semantic JSON) per family that a two-parent operator among
-    ``operators`` may take as its second parent."""
+def _partners(store: Store, operators: tuple[str, ...]
+              ) -> dict[str, list[tuple[str, str, SemanticModel]]]:
+    """Accepted (semantic id, semantic JSON, model) per family that a two-parent operator
+    among ``operators`` may take as its second parent."""
     fams = sorted({f for o in operators for v in OPERATORS[o].partners.values() for f in v})
     if not fams:
         return {}
@@ -335,9 +359,9 @@ def _partners(store: Store, operators: tuple[str, ...]) -> dict[str, list[tuple[
         "SELECT i.family, s.id, s.model FROM lineage l JOIN instances i ON i.id = l.child_id "
         "JOIN semantic_models s ON s.id = l.parent_id WHERE l.relation = 'grounded' AND "
         "i.status = 'accepted' AND i.family IN (SELECT unnest(?)) ORDER BY s.id", [fams])
-    out: dict[str, list[tuple[str, str]]] = {}
+    out: dict[str, list[tuple[str, str, SemanticModel]]] = {}
     for fam, sid, sem in df.iter_rows():
-        out.setdefault(fam, []).append((sid, sem))
+        out.setdefault(fam, []).append((sid, sem, SemanticModel.loads(sem)))
     return out
 
 
@@ -354,7 +378,7 @@ PAGE = 256  # parents whose models are read from the store at a time
 
 def _round_tasks(store: Store, spec: MutateSpec, rnd: int, parents: list[Parent],
                  cells: Counter[tuple[str, str, str]],
-                 partners: dict[str, list[tuple[str, str]]], done: set[str]
+                 partners: dict[str, list[tuple[str, str, SemanticModel]]], done: set[str]
                  ) -> Iterator[MutTask]:
     """The round's tasks in order, the parents' models read a page at a time (the diversity
     guard's counts follow the same order as ever, so the choices are the same)."""
@@ -375,8 +399,12 @@ def _round_tasks(store: Store, spec: MutateSpec, rnd: int, parents: list[Parent]
                 if OPERATORS[op].parents == 2:  # a second parent of a partner family
                     cands = [c for f in OPERATORS[op].partners.get(p.family, ())
                              for c in partners.get(f, [])]
+                    fits = OPERATORS[op].compatible
+                    if fits is not None and cands:  # units and stories agree
+                        mine = SemanticModel.loads(sem)
+                        cands = [c for c in cands if fits(mine, c[2])]
                     if cands:
-                        other_id, other = cands[int(rng.integers(len(cands)))]
+                        other_id, other, _ = cands[int(rng.integers(len(cands)))]
                 if f"{spec.run_id}:{key}" in done:
                     continue
                 yield MutTask(key, rnd, p, op, seed, sem, model, sol, other, other_id,

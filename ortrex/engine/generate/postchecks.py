@@ -15,8 +15,11 @@ model by the roles of its families:
 An operator declares the check its children must pass with its registration
 (``@operator(..., postcheck=PostCheck(name, fn, after=...))``, e.g. ``unprofitable`` of
 ``cost_to_profit``, ``zero_worst_case`` of ``objective_minmax``); it runs on every model whose
-lineage has that operator, at the place ``after`` names. A failed check rejects the instance
-with reason ``postcheck:<name>`` and a one-line detail.
+lineage has that operator, at the place ``after`` names. The sanity checks of children
+(``ortrex.engine.operators.sanity``: ``profit_loop``, ``over_delivery``, ``constant_term``,
+``non_binding``) are declared the same way; those that compare a child with its parent run on
+the operator's own children only. A failed check rejects the instance with reason
+``postcheck:<name>`` and a one-line detail.
 """
 
 from __future__ import annotations
@@ -25,7 +28,7 @@ import numpy as np
 
 from ortrex.engine.generate.filters import Rejection
 from ortrex.engine.generate.mutate import family_values
-from ortrex.engine.operators.registry import OPERATORS, Check
+from ortrex.engine.operators.registry import OPERATORS, Check, PostCheck, origin
 from ortrex.ir.canonical import CanonicalModel
 from ortrex.ir.semantic import SemanticModel
 from ortrex.verifiers.solution import row_activity
@@ -136,9 +139,18 @@ MODEL_CHECKS: dict[str, Check] = {
 
 def checks_for(sm: SemanticModel) -> list[tuple[str, Check]]:
     """The checks ``sm`` must pass, in order: the model checks, each followed by the
-    post-checks of the operators in ``sm``'s lineage that run after it, then the rest."""
+    post-checks of the operators in ``sm``'s lineage that run after it, then the rest. A
+    check that compares a child with its parent (``own``) runs only on a child of its own
+    operator, while the mutate job verifies it (``origin()``)."""
     made = set(sm.descriptors.get("mutations", []))
-    own = [op.postcheck for op in OPERATORS.values() if op.postcheck and op.name in made]
+    o = origin()
+    current = o.operator if o is not None else None
+    own: list[PostCheck] = []
+    for op in OPERATORS.values():
+        for pc in op.postchecks:
+            if (op.name == current if pc.own else op.name in made) and \
+                    pc.name not in {p.name for p in own}:
+                own.append(pc)
     for pc in own:
         if pc.after and pc.after not in MODEL_CHECKS:
             raise ValueError(f"post-check {pc.name!r} runs after {pc.after!r}, which is no "

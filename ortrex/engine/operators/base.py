@@ -10,7 +10,7 @@ from typing import Any
 
 import numpy as np
 
-from ortrex.ir.expr import Const, Expr, Sum, as_expr, expand
+from ortrex.ir.expr import Const, Expr, Sum, Var, as_expr, expand
 from ortrex.ir.roles import MODELLERS, PRICEABLE, PROTECTED
 from ortrex.ir.semantic import ConstraintFamily, Parameter, SemanticModel, VariableFamily
 
@@ -141,11 +141,24 @@ def priceable(sm: SemanticModel) -> list[VariableFamily]:
     return [v for v in decisions(sm) if v.role in PRICEABLE or (not v.role and v.vtype != "B")]
 
 
+# Rows a client never states besides the protected ones: symmetry breaking is the
+# modeller's choice (identical ovens used in order), never a rule a penalty may buy off.
+UNTOLD_ROLES = PROTECTED | {"symmetry"}
+
+
 def removable(sm: SemanticModel) -> list[ConstraintFamily]:
-    """Rules an operator may drop or soften: not the ones that define the problem
-    (assignment, degree, balance, subtour, linking, definitions); a rule with no role is
-    kept, since nothing says it may go."""
-    return [c for c in sm.constraints if c.role and c.role not in PROTECTED]
+    """Rules an operator may drop or soften: business rules the statement tells, not the
+    ones that define the problem (assignment, degree, balance, subtour, linking,
+    definitions), symmetry breaking, a modelling device or a row on a modeller's variable
+    (a worst-case bound, a slack, a tour position); a rule with no role is kept, since
+    nothing says it may go."""
+    from ortrex.render.account import devices
+
+    untold = devices(sm)
+    mine = {v.name for v in decisions(sm)}
+    return [c for c in sm.constraints if c.role and c.role not in UNTOLD_ROLES
+            and c.name not in untold
+            and {e.name for e in c.lhs.walk() if isinstance(e, Var)} <= mine]
 
 
 def countable(v: VariableFamily) -> bool:

@@ -24,6 +24,7 @@ from ortrex.engine.operators.base import (
     with_changes,
 )
 from ortrex.engine.operators.registry import operator
+from ortrex.engine.operators.sanity import NON_BINDING
 from ortrex.ir.expr import Cond, Idx, P, V, total
 from ortrex.ir.semantic import (
     ConstraintFamily,
@@ -36,7 +37,9 @@ from ortrex.render.situation import column_labels
 from ortrex.render.telling import plain
 
 
-@operator('budget, minimum service, capacity, ratio or either-or')
+# Every rule is sized or placed so that the parent's plan breaks it; a rule that still
+# does not bind is rejected as ``non_binding``.
+@operator('budget, minimum service, capacity, ratio or either-or', postcheck=NON_BINDING)
 def add_constraint(ctx: Context) -> Mutation:
     """A constraint family from the catalogue: budget, minimum service, capacity, ratio,
     either-or or precedence, sized from the parent's optimum so that it matters."""
@@ -107,8 +110,10 @@ def _marginal(ctx: Context, keep_first: bool) -> Mutation:
     desc = "minimum service" if keep_first else "capacity"
     p = Parameter(name, (forall[0][1],), bound, fam.unit, f"{desc} of each "
                   f"{entity(sm, forall[0][1])}")
+    # A minimum service level is a target the plan reaches, not a customer's demand (revenue
+    # turns demands into markets: a service level stays a floor).
     cf = ConstraintFamily(fresh_name(sm, f"{name}_limit"), meaning, forall, body, sense,
-                          P(name, oi), role="demand" if keep_first else "capacity")
+                          P(name, oi), role="target" if keep_first else "capacity")
     kind = "minimum_service" if keep_first else "capacity"
     return with_changes(sm, "add_constraint", {"kind": kind, "variable": fam.name},
                         params=(*sm.params, p), constraints=(*sm.constraints, cf))
@@ -153,9 +158,22 @@ def _binary_choice(ctx: Context) -> tuple[VariableFamily, str, str]:
     return fam, i, s
 
 
+def _chosen(ctx: Context, fam: VariableFamily) -> np.ndarray | None:
+    """Which entities the parent's plan chooses (None: no plan known)."""
+    x = ctx.values.get(fam.name)
+    if x is None or not np.all(np.isfinite(x)):
+        return None
+    return np.asarray(x) > 0.5
+
+
 def _either_or(ctx: Context) -> Mutation:
     sm = ctx.parent
     fam, i, s = _binary_choice(ctx)
+    chosen = _chosen(ctx, fam)
+    # The rule must bind: the parent's plan chooses both ends.
+    if chosen is not None and not (chosen[0] and chosen[-1]):
+        raise NotApplicable(f"the plan does not choose both the first and the last "
+                            f"{entity(sm, s)}")
     j = f"{i}2"
     cf = ConstraintFamily(fresh_name(sm, "either_or"),
                           f"The first and the last {entity(sm, s)} are not both chosen.",
@@ -169,6 +187,10 @@ def _precedence(ctx: Context) -> Mutation:
     """Choices in order: an entity may be chosen only if the one before it is."""
     sm = ctx.parent
     fam, i, s = _binary_choice(ctx)
+    chosen = _chosen(ctx, fam)
+    # The rule must bind: the parent's plan chooses one whose predecessor it leaves out.
+    if chosen is not None and not np.any(chosen[1:] & ~chosen[:-1]):
+        raise NotApplicable(f"the plan already chooses {entity(sm, s)}s in list order")
     cf = ConstraintFamily(fresh_name(sm, "precedence"),
                           f"{capital(article(entity(sm, s)))} is chosen only if the one before "
                           "it in the list is.",

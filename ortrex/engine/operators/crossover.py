@@ -29,15 +29,39 @@ def _resample(values: np.ndarray, n: int, rng: np.random.Generator) -> np.ndarra
     return values[rng.integers(len(values), size=n)] if len(values) != n else values.copy()
 
 
+def incoherence(a: SemanticModel, b: SemanticModel) -> str | None:
+    """Why ``b`` cannot give its data to ``a`` (None: they combine): a registered pair of
+    families whose units of the data taken agree, told in the same story (domain) where the
+    second parent's names come along (no "Weight/Length/Floor (kg)" of a truck on investment
+    projects)."""
+    pair = _CROSSOVERS.get((a.family, b.family))
+    if pair is None:
+        return f"no crossover of {a.family} with {b.family}"
+    _, words, story = pair
+    if story and a.domain != b.domain:
+        return f"the stories differ ({a.domain} and {b.domain})"
+    wa, wb = (dict(m.descriptors.get("words") or {}) for m in (a, b))
+    for w in words:
+        if wa.get(w) != wb.get(w):
+            return f"the units differ ({w}: {wa.get(w)!r} and {wb.get(w)!r})"
+    return None
+
+
+def compatible(a: SemanticModel, b: SemanticModel) -> bool:
+    """Whether ``b`` may be the second parent of ``a`` (the mutate job's choice of partner)."""
+    return incoherence(a, b) is None
+
+
 def crossover(ctx: Context) -> Mutation:
-    """Two compatible families combined (a registered pair; the second parent gives data)."""
+    """Two compatible families combined (a registered pair in one story and the same units;
+    the second parent gives data)."""
     a, b = ctx.parent, ctx.other
     if b is None:
         raise NotApplicable("no second parent")
-    fn = _CROSSOVERS.get((a.family, b.family))
-    if fn is None:
-        raise NotApplicable(f"no crossover of {a.family} with {b.family}")
-    return fn(ctx, a, b)
+    why = incoherence(a, b)
+    if why:
+        raise NotApplicable(why)
+    return _CROSSOVERS[(a.family, b.family)][0](ctx, a, b)
 
 
 def _transport_facility(ctx: Context, a: SemanticModel, b: SemanticModel) -> Mutation:
@@ -94,11 +118,14 @@ def _knapsack_resources(ctx: Context, a: SemanticModel, b: SemanticModel) -> Mut
     return Mutation(child, {"with": b.family, "data": "use, limit"})
 
 
-_CROSSOVERS: dict[tuple[str, str], Callable[[Context, SemanticModel, SemanticModel],
-                                             Mutation]] = {
-    ("transportation", "facility_location"): _transport_facility,
-    ("transportation", "facility_location_cap"): _transport_facility,
-    ("knapsack_01", "knapsack_multidim"): _knapsack_resources,
+Combine = Callable[[Context, SemanticModel, SemanticModel], Mutation]
+# Each pair: how the second parent's data joins the first, the words (units) of that data
+# that must agree, and whether the stories must (the second parent's set and its names come
+# along: a knapsack's resources; fixed costs alone are told in the first parent's story).
+_CROSSOVERS: dict[tuple[str, str], tuple[Combine, tuple[str, ...], bool]] = {
+    ("transportation", "facility_location"): (_transport_facility, ("money",), False),
+    ("transportation", "facility_location_cap"): (_transport_facility, ("money",), False),
+    ("knapsack_01", "knapsack_multidim"): (_knapsack_resources, ("weight", "money"), True),
 }
 
 
@@ -109,4 +136,5 @@ for _a, _b in _CROSSOVERS:
     CROSSOVER_PARTNERS[_a] = (*CROSSOVER_PARTNERS.get(_a, ()), _b)
 
 
-operator("two compatible families combined", parents=2, partners=CROSSOVER_PARTNERS)(crossover)
+operator("two compatible families combined", parents=2, partners=CROSSOVER_PARTNERS,
+         compatible=compatible)(crossover)

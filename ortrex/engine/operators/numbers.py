@@ -19,6 +19,7 @@ from ortrex.engine.operators.base import (
     with_changes,
 )
 from ortrex.engine.operators.registry import operator
+from ortrex.engine.operators.sanity import NON_BINDING
 from ortrex.ir.expr import as_expr
 from ortrex.ir.semantic import (
     Parameter,
@@ -43,7 +44,9 @@ def _rhs_params(sm: SemanticModel, sense: str) -> list[Parameter]:
     return [p for p in numeric_params(sm) if p.name in names]
 
 
-@operator('capacities tightened or loosened')
+# A changed limit or requirement must matter: a child whose optimum is its parent's is
+# rejected as ``non_binding``.
+@operator('capacities tightened or loosened', postcheck=NON_BINDING)
 def tighten_capacity(ctx: Context) -> Mutation:
     """Capacities (right-hand sides of <= families) tightened or loosened."""
     sm = ctx.parent
@@ -54,7 +57,7 @@ def tighten_capacity(ctx: Context) -> Mutation:
                  params=tuple(new if q.name == p.name else q for q in sm.params))
 
 
-@operator('requirements and ratios moved')
+@operator('requirements and ratios moved', postcheck=NON_BINDING)
 def shift_requirements(ctx: Context) -> Mutation:
     """Requirements and ratios (right-hand sides of >= families) shifted entry by entry."""
     sm = ctx.parent

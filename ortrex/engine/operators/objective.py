@@ -1,5 +1,5 @@
-"""Objective operators: a secondary term, min-max form, cost to profit; the last two with
-the post-checks their children must pass."""
+"""Objective operators: a secondary term, min-max form, cost to profit, each with the
+post-checks its children must pass."""
 
 from __future__ import annotations
 
@@ -23,8 +23,16 @@ from ortrex.engine.operators.base import (
     with_changes,
 )
 from ortrex.engine.operators.registry import PostCheck, operator
+from ortrex.engine.operators.sanity import (
+    CONSTANT_TERM,
+    DELIVERY_ROLES,
+    OVER_DELIVERY,
+    PROFIT_LOOP,
+    arc_columns,
+    family_rows,
+)
 from ortrex.ir.canonical import CanonicalModel
-from ortrex.ir.expr import Add, Neg, P, Sum, V, Var, expand
+from ortrex.ir.expr import Add, Const, Neg, P, Sum, V, Var, expand
 from ortrex.ir.semantic import (
     ConstraintFamily,
     ObjectiveSpec,
@@ -53,7 +61,9 @@ def unprofitable(sm: SemanticModel, model: CanonicalModel, x: np.ndarray, object
     return None
 
 
-@operator('an added weighted secondary term')
+# A charge per share when the shares sum to 1 is the same on every plan: rejected as
+# ``constant_term`` (compared with the parent's objective, so on this operator's children).
+@operator('an added weighted secondary term', postcheck=CONSTANT_TERM)
 def objective_secondary(ctx: Context) -> Mutation:
     """A weighted secondary term: a per-unit handling charge on one variable family."""
     sm = ctx.parent
@@ -114,14 +124,55 @@ def objective_minmax(ctx: Context) -> Mutation:
                  objective=ObjectiveSpec(o.sense, V(z), desc))
 
 
+def _arc_flows(sm: SemanticModel) -> set[str]:
+    """Variable families that flow along arcs of a balance (out of one row, into another)."""
+    inst = sm.ground()
+    rows = family_rows(inst, {c.name for c in sm.constraints if c.role == "balance"})
+    if rows.size:
+        rows = rows[inst.row_lower[rows] == inst.row_upper[rows]]
+    cols = arc_columns(inst, rows)[0]
+    return {inst.var_names[int(j)].split("[", 1)[0] for j in cols}
+
+
+def _deliveries(sm: SemanticModel, fam: VariableFamily
+                ) -> tuple[list[ConstraintFamily], list[ConstraintFamily]]:
+    """The requirements on ``fam``: (rows that ask for a plain amount of it, which revenue
+    turns into "sell up to demand"; rows that ask for a mix of it, nutrients or coverage,
+    where revenue per unit would buy more than is asked)."""
+    plain, mixed = [], []
+    for c in sm.constraints:
+        if c.role not in DELIVERY_ROLES or c.sense not in (">=", "="):
+            continue
+        terms = expand(c.lhs)
+        if not any(v.name == fam.name for m in terms for v in m.vars):
+            continue
+        amount = all(len(m.vars) == 1 and m.vars[0].name == fam.name and m.sign > 0 and
+                     all(isinstance(k, Const) and k.value == 1 for k in m.coefs)
+                     for m in terms)
+        (plain if amount else mixed).append(c)
+    return plain, mixed
+
+
+def _sell_up_to(sm: SemanticModel, c: ConstraintFamily) -> ConstraintFamily:
+    """A requirement told as a market: what is sold stays within the demand."""
+    noun = entity(sm, c.forall[-1][1]) if c.forall else ""
+    meaning = f"Sales for each {noun} stay within its demand." if noun else \
+        "Sales stay within the demand."
+    return replace(c, sense="<=", meaning=meaning)
+
+
 # A plan that makes no money leaves capacity idle too: it is rejected for the loss, checked
-# right after the tour, before the model checks its consequences would fail.
+# right after the tour, before the model checks its consequences would fail; then whether
+# revenue is earned on flow going round in loops or on more than is demanded.
 @operator('cost minimisation to profit',
-          postcheck=PostCheck('unprofitable', unprofitable, after='one_tour'))
+          postcheck=(PostCheck('unprofitable', unprofitable, after='one_tour'), PROFIT_LOOP,
+                     OVER_DELIVERY, CONSTANT_TERM))
 def cost_to_profit(ctx: Context) -> Mutation:
     """A cost-minimising model becomes profit-maximising: revenue per unit sold minus the
     costs. Only a cost in money becomes a profit (not a count of bins, not a variance), and the
-    prices are sized so that the parent's own plan makes money."""
+    prices are sized so that the parent's own plan makes money. Requirements on what is sold
+    become a market ("sell up to demand"); a flow along arcs, or a quantity that requirements
+    ask for in a mix (nutrients, coverage), earns no revenue per unit."""
     sm = ctx.parent
     o = sm.objective
     if o.sense != "min":
@@ -129,8 +180,13 @@ def cost_to_profit(ctx: Context) -> Mutation:
     money = str(dict(sm.descriptors.get("words") or {}).get("money", ""))
     if not money or money not in o.description:
         raise NotApplicable(f"the objective ({o.description}) is not a cost in money")
-    # Revenue is earned on what is sold or chosen, never on a position or an indicator.
-    fam = pick(ctx, [v for v in priceable(sm) if v.dims], "quantity or selection family")
+    # Revenue is earned on what is sold or chosen, never on a position or an indicator; a
+    # flow earns at its sinks, where the balance fixes what is delivered, never per arc.
+    arcs = _arc_flows(sm)
+    cands = [v for v in priceable(sm) if v.dims and v.name not in arcs
+             and not _deliveries(sm, v)[1]]
+    fam = pick(ctx, cands, "quantity or selection family sold by the unit (not a flow on "
+                           "arcs, not a mix of requirements)")
     shape = tuple(len(sm.set_map[s]) for _, s in fam.dims)
     name = fresh_name(sm, "price")
     sold = np.nan_to_num(np.asarray(ctx.values.get(fam.name, np.nan), dtype=np.float64))
@@ -148,6 +204,10 @@ def cost_to_profit(ctx: Context) -> Mutation:
     p = Parameter(name, tuple(s for _, s in fam.dims), price, unit,
                   f"revenue {per_unit(sm, fam.description, fam.unit, fam.dims)}")
     expr = Add((sum_over(fam, P(name, *idx) * V(fam.name, *idx)), Neg(o.expr)))
-    return with_changes(sm, "cost_to_profit", {"variable": fam.name},
-                 params=(*sm.params, p),
+    # Revenue per unit on a requirement "at least the demand" ships all there is: the demand
+    # becomes what the market takes at most.
+    markets = {c.name for c in _deliveries(sm, fam)[0]}
+    cons = tuple(_sell_up_to(sm, c) if c.name in markets else c for c in sm.constraints)
+    return with_changes(sm, "cost_to_profit", {"variable": fam.name, "markets": sorted(markets)},
+                 params=(*sm.params, p), constraints=cons,
                  objective=ObjectiveSpec("max", expr, f"profit from sales net of {o.description}"))

@@ -12,7 +12,6 @@ from ortrex.engine.operators.base import (
     Mutation,
     NotApplicable,
     countable,
-    decisions,
     entities_of,
     entity,
     fresh_name,
@@ -24,7 +23,8 @@ from ortrex.engine.operators.base import (
     with_changes,
 )
 from ortrex.engine.operators.registry import operator
-from ortrex.ir.expr import Add, Neg, P, V, Var
+from ortrex.engine.operators.sanity import CONSTANT_TERM
+from ortrex.ir.expr import Add, Neg, P, V
 from ortrex.ir.semantic import (
     ConstraintFamily,
     Parameter,
@@ -43,7 +43,7 @@ def integer_quantities(ctx: Context) -> Mutation:
                  variables=tuple(new if v.name == fam.name else v for v in sm.variables))
 
 
-@operator('on/off binaries with big-M links')
+@operator('on/off binaries with big-M links', postcheck=CONSTANT_TERM)
 def on_off_binaries(ctx: Context) -> Mutation:
     """An on/off binary per entry of a quantity family, linked by big-M, with a fixed cost."""
     sm = ctx.parent
@@ -95,12 +95,11 @@ def on_off_binaries(ctx: Context) -> Mutation:
 def slack_penalty(ctx: Context) -> Mutation:
     """A hard inequality family becomes soft: a slack variable per row at a penalty."""
     sm = ctx.parent
-    mine = {v.name for v in decisions(sm)}  # a rule on a modeller's device is no business rule
-    # Only a business rule may be broken at a price: never an assignment, a balance, a link
-    # or a subtour row (a "soft" tour is no tour).
-    cf = pick(ctx, [c for c in removable(sm) if c.sense in ("<=", ">=") and c.forall
-                    and {e.name for e in c.lhs.walk() if isinstance(e, Var)} <= mine],
-               "indexed inequality family whose role allows a penalty")
+    # Only a business rule the statement tells may be broken at a price: never an
+    # assignment, a balance, a link or a subtour row (a "soft" tour is no tour), never
+    # symmetry breaking or a rule on a modeller's device (``removable``).
+    cf = pick(ctx, [c for c in removable(sm) if c.sense in ("<=", ">=") and c.forall],
+              "indexed inequality family whose role allows a penalty")
     s, pen = fresh_name(sm, f"{cf.name}_slack"), fresh_name(sm, "penalty")
     idx = [i for i, _ in cf.forall]
     rule = cf.meaning.rstrip(".")

@@ -49,7 +49,7 @@ PACKING = Telling(
     ),
     context=("Each {U} can go to one {S} at most.",),
     facts={
-        "uses": Fact(("Which {Us} each {S} would {use}: {items}.",
+        "uses": Fact(("Each {S} would {use} these {Us}: {items}.",
                       "The {Us} each {S} needs: {items}."),
                      group=("{e} needs {items}", "{e}: {items}"),
                      label="{U}s used", members=1),

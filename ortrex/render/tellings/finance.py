@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ortrex.render.telling import Fact, Rule, Telling
+from ortrex.render.telling import Fact, Rule, Telling, divisible
 
 BUDGETING = Telling(
     openings=(
@@ -82,6 +82,8 @@ PORTFOLIO = Telling(
              ("The expected return reaches the target.",)),
         Rule((), ("Shares cannot be negative, and each stays within the cap.",
                   "No short positions, and no share above the cap.")),
+        divisible("w", "The {budget} can be divided in any proportions.",
+                  "Any fraction of the {budget} can go to {a_A}."),
     ),
     goals=("We want the least risk, measured as the variance of the return.",
            "The aim is to minimise the variance of the return.",

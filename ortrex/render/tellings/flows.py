@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ortrex.render.telling import Fact, Rule, Telling
+from ortrex.render.telling import Fact, Rule, Telling, divisible
 
 _ARCS = {
     "tail": Fact(("Our network has these {As}: {items}.", "The {As}: {items}.",
@@ -129,6 +129,9 @@ MULTI = Telling(
                                     "Capacity is shared: the sum over all {Ks} on {a_A} "
                                     "stays within its limit."),
              ("All {K}s together respect each {A}'s capacity.",)),
+        divisible("x", "A {K} may be split over several routes, in any amounts, fractions "
+                  "included.",
+                  "Flows may be fractional: any part of a {K} may take any route."),
     ),
     goals=("We want the least total routing cost.", "Please minimise the total cost.",),
     objective="total routing cost in {money}",

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ortrex.render.telling import Fact, Rule, Telling
+from ortrex.render.telling import Fact, Rule, Telling, whole
 
 MACHINE = Telling(
     openings=(
@@ -52,7 +52,8 @@ SHIFTS = Telling(
         "We are planning the {staff} roster of the {org} over {n_T} {Ts}.",
         "As the {org}, I must decide how many {staff} start on each shift.",
     ),
-    context=("A shift runs over several consecutive {Ts}.", "Some shifts pay a premium."),
+    context=("A shift runs over several consecutive {Ts}, wrapping round from {last_T} to "
+             "{first_T}.", "Some shifts pay a premium."),
     facts={
         "covers": Fact(("Which {Ts} each shift works: {items}.", "Shift patterns: {items}."),
                        group=("{e} works {items}", "{e}: {items}", "{e} covers {items}"),
@@ -69,7 +70,14 @@ SHIFTS = Telling(
                              "No {T} may be understaffed.",
                              "In each {T}, the {staff} on duty must meet the need."),
              ("Every {T} has enough {staff}.",)),
-        Rule((), ("We can only roster whole {staff}.", "{staff} come in whole numbers.")),
+        whole("x", "We can only roster whole {staff}.", "{staff} come in whole numbers."),
+        # Shifts are cyclic (the last block is followed by the first): a roster such as
+        # "6am, 9am and 10am" is a shift wrapping round, which the statement has to say.
+        Rule((), ("The {Ts} repeat in a cycle: after {last_T} comes {first_T} again, so a "
+                  "shift that starts late runs on into {first_T}.",
+                  "Our roster is cyclic, with {first_T} following {last_T}; a shift that "
+                  "starts near the end carries on from {first_T}.",
+                  "Shifts wrap round: the {T} after {last_T} is {first_T} again.")),
     ),
     goals=("We want the cheapest roster that covers every {T}.",
            "Please keep the staffing cost as low as possible.",
@@ -101,8 +109,8 @@ COMMITMENT = Telling(
                       "Each unit produced costs {items}."),
                      ("{e} {v}",), label="cost per unit of output"),
         "fixed": Fact(("Keeping a {G} on for one {T} costs {items}.",
-                       "Fixed cost per {T} on: {items}."),
-                      ("{e} {V}",), label="cost per {T} on"),
+                       "Fixed cost per {T} of running: {items}."),
+                      ("{e} {V}",), label="running cost per {T}"),
         "startup": Fact(("Each start costs {items}.", "Start-up costs: {items}."),
                         ("{e} {V}",), label="start-up cost"),
     },

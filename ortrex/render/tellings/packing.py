@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ortrex.render.telling import Fact, Rule, Telling
+from ortrex.render.telling import Fact, Rule, Telling, whole
 
 _KNAP_OPENINGS = (
     "Our {org} has {n_I} candidate {Is}{names_I} and cannot {take} them all.",
@@ -70,9 +70,9 @@ KNAPSACK_BOUNDED = Telling(
         Rule(("capacity_limit",), ("All copies taken must fit within {val_capacity}.",
                                    "Together, the copies may not exceed the {cap_word}."),
              ("The copies taken fit the {cap_word}.",)),
-        Rule((), ("Copies come whole: we take a whole number of each, up to what is "
-                  "available.",
-                  "Only whole copies count, and never more than are available.")),
+        whole("x", "Copies come whole: we take a whole number of each, up to what is "
+              "available.",
+              "Only whole copies count, and never more than are available."),
     ),
     goals=_KNAP_GOALS,
     objective="total {value} in {money}",
@@ -167,8 +167,8 @@ CUTTING = Telling(
         Rule(("orders",), ("Every order must be met; extra pieces are fine.",
                            "We have to deliver at least the ordered number of each size."),
              ("Every order is met.",)),
-        Rule((), ("A {stock} is cut with one layout, and only whole {stocks} count.",
-                  "We cut whole {stocks}, each with a single layout.")),
+        whole("x", "A {stock} is cut with one layout, and only whole {stocks} count.",
+              "We cut whole {stocks}, each with a single layout."),
     ),
     goals=("We want to use as few {stocks} as possible.",
            "The aim is the smallest number of {stocks}.",

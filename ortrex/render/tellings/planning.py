@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ortrex.render.telling import Fact, Rule, Telling
+from ortrex.render.telling import Fact, Rule, Telling, divisible
 
 _OPENINGS = (
     "Our {org} makes {n_P} products{names_P} on one {line}, and we plan {n_T} {Ts} ahead.",
@@ -67,7 +67,10 @@ LOT_SIZING = Telling(
                                   "up for it in that {T}.",
                                   "No production without a set-up in the same {T}."),
                 ("A {P} is made in a {T} only after a setup.",)),
-           Rule((), ("A set-up either happens in a {T} or not.",))),
+           Rule((), ("A set-up either happens in a {T} or not.",)),
+           divisible(("x", "s"), "Quantities made and stored need not be whole {qty}.",
+                     "Production and stock can be fractional; whole {qty} are not required.",
+                     "We may make and keep fractions of {qty}, not only whole ones.")),
     goals=("We want the lowest total cost, set-ups included.",
            "Please minimise production, storage and set-up costs together."),
     objective="production, holding and setup cost in {money}",

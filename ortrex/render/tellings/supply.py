@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ortrex.render.telling import Fact, Rule, Telling
+from ortrex.render.telling import Fact, Rule, Telling, divisible
 
 _DIVISIBLE = Rule((), (
     "Amounts do not have to be whole numbers.",
@@ -88,8 +88,8 @@ _FACILITY_OPENINGS = (
     "As a {org}, we are rethinking our network: {n_F} possible {Fs} and {n_C} {Cs} to serve.",
     "I am looking at {n_F} locations where we could open {a_F}{names_F}, to serve {n_C} "
     "{Cs}.",
-    "Before next year we must settle which {Fs} to open. The candidates are{names_F} {n_F} "
-    "sites, and they will serve {n_C} {Cs}.",
+    "Before next year we must settle which {Fs} to open. The candidates are {n_F} "
+    "sites{names_F}, and they will serve {n_C} {Cs}.",
 )
 
 _SERVED = Rule(("served",), (
@@ -97,6 +97,11 @@ _SERVED = Rule(("served",), (
     "Each {C}'s demand has to be covered completely, possibly by several {Fs}.",
     "All of every {C}'s demand must be met."),
     ("Every {C} is fully served.",))
+
+# Single sourcing is the other plausible reading: a customer's demand may be split.
+_SPLIT = divisible("x", "Each {C}'s demand may be split between several {Fs}, in any shares.",
+                   "One {C} can be served partly from one {F} and partly from another.",
+                   "Nothing forces a single supplier: {a_C} may be served by several {Fs}.")
 
 FACILITY = Telling(
     openings=_FACILITY_OPENINGS,
@@ -122,6 +127,7 @@ FACILITY = Telling(
         Rule((), ("{a_F} is either opened or not; there is no half-open site.",
                   "Each {F} is a yes-or-no decision.",
                   "We cannot open part of {a_F}.")),
+        _SPLIT,
     ),
     goals=("We want the total of opening and service costs as low as possible.",
            "The aim is to minimise what we spend on opening {Fs} plus serving {Cs}.",
@@ -167,6 +173,7 @@ FACILITY_CAP = Telling(
             ("An open {F} serves no more than its capacity; a closed one serves nothing.",)),
         Rule((), ("{a_F} is either opened or not.", "Each {F} is a yes-or-no decision.",
                   "We cannot open part of {a_F}.")),
+        _SPLIT,
     ),
     goals=FACILITY.goals,
     objective="opening and service cost in {money}",
@@ -226,6 +233,9 @@ BLENDING = Telling(
         Rule((), ("We cannot use more of any {I} than we have in stock.",
                   "No {I} can be used beyond what is on hand.",
                   "Stock limits apply to every {I}.")),
+        divisible("x", "Any amount of {a_I} can go in; it need not be whole {amount}.",
+                  "The {Is} are measured out freely, in fractions of {amount} too.",
+                  "Amounts of the {Is} do not have to be whole {amount}."),
     ),
     goals=("We want the cheapest blend that meets the specification.",
            "The blend should cost as little as possible.",
@@ -266,7 +276,8 @@ DIET = Telling(
                                 "Each {N} requirement must be met every day.",
                                 "The menu has to cover all {N} targets."),
              ("Each {N} requirement is met.",)),
-        Rule((), ("Daily caps per {F} must be respected.", "No {F} beyond its daily cap.",
+        Rule((), ("Daily caps per {F} must be respected; amounts need not be whole {unit}.",
+                  "No {F} beyond its daily cap, though fractions of {unit} are fine.",
                   "Amounts can be fractional but never above the cap."), types={"x": "C"}),
     ),
     goals=("We want the cheapest daily menu that meets the targets.",

@@ -21,6 +21,7 @@ from typing import Any
 from ortrex.ir.canonical import CanonicalModel
 from ortrex.ir.semantic import SemanticModel
 from ortrex.plugins import load_plugins
+from ortrex.verifiers.checks.claims import verify_claims
 from ortrex.verifiers.checks.corpus_checks import CORPUS_CHECKS, CorpusCheck
 from ortrex.verifiers.checks.document import (
     Check,
@@ -108,6 +109,10 @@ CHECKS: list[DocCheck | CorpusCheck] = [
              not_in={"import-seeds": NO_SEMANTICS}),
     DocCheck("language", "document", lambda c: c.sm is not None,
              lambda c, _: [verify_language(c.sm, c.text)],  # type: ignore[arg-type]
+             not_in={"import-seeds": NO_SEMANTICS}),
+    # Every claim of the modelling reasoning, re-derived from the model (reasoning_claim).
+    DocCheck("reasoning_claim", "document", lambda c: c.sm is not None,
+             lambda c, _: [verify_claims(c.sm, c.instance, c.text, c.statement)],  # type: ignore[arg-type]
              not_in={"import-seeds": NO_SEMANTICS}),
     DocCheck("static", "program", lambda c: c.program is not None, _static),
     # The sandbox run, the printed optimum and the captured model's equivalence with the
