@@ -27,7 +27,7 @@ import numpy as np
 
 from ortrex.ir.semantic import SemanticModel
 from ortrex.render.data import number, readable
-from ortrex.render.language import article, plural, unit
+from ortrex.render.language import plural, unit
 from ortrex.render.reasoning import reasoning
 from ortrex.render.statement import Statement
 from ortrex.render.telling import Words, entity
@@ -251,7 +251,7 @@ def cpt_document(sm: SemanticModel, st: Statement, program: str, solver: str, la
                  f"In code, with {lib}:", _code(program),
                  "Running it gives the answer. " + _result(sm, sol)]
     elif layout == "notes":
-        parts = [f"Notes on {article(sm.family.replace('_', ' '))} model ({title})", statement,
+        parts = [f"Modelling notes: {title}", statement,
                  thinking(sm, st), walkthrough(sm), _code(program), _result(sm, sol)]
     else:
         raise ValueError(f"unknown CPT layout {layout!r}; expected one of "

@@ -17,19 +17,7 @@ from ortrex.engine.generate.job import JobSpec, run_job
 from ortrex.engine.ingest.seeds import import_seeds
 from ortrex.store import Store
 from ortrex.verifiers.checks.registry import CHECKS, JOBS, checks
-
-PROGRAM = """import json
-import gurobipy as gp
-from gurobipy import GRB
-data = json.load(open("data.json"))
-model = gp.Model("toy")
-x = model.addVar(ub=data["cap"], name="x")
-y = model.addVar(ub=3, vtype=GRB.INTEGER, name="y")
-model.addConstr(x + 2 * y <= 7, name="mix")
-model.setObjective(3 * x + 4 * y, GRB.MAXIMIZE)
-model.optimize()
-print(f"optimal_value = {model.ObjVal}")
-"""
+from tests.engine.test_seeds import PROGRAM  # the honest seed program
 
 
 def honest_seed() -> str:

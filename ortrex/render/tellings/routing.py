@@ -17,7 +17,7 @@ TSP = Telling(
     facts={
         "dist": Fact(("Travel between {Ns} ({unit_dist}): {items}.",
                       "Distances ({unit_dist}): {items}."),
-                     ("{e} {v}", "to {e} {v}"), ("from {e}: {items}", "between {e} and {items}"),
+                     ("{e} {v}", "to {e} {v}"), ("from {e}: {items}", "leaving {e}: {items}"),
                      label="travel"),
         "n_nodes": Fact((), label="number of {N}s"),
     },
