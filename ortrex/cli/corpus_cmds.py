@@ -415,18 +415,38 @@ def mutate_cmd(
 
 
 @app.command("families")
-def families_cmd() -> None:
+def families_cmd(
+    classes: bool = typer.Option(False, "--classes",
+                                 help="The problem-class taxonomy: each class, what it means "
+                                      "and its families (a class without one is listed too)."),
+) -> None:
     """The problem families --families takes: name, class, what it decides, size bands."""
     from ortrex.engine.families import REGISTRY
+    from ortrex.engine.families.taxonomy import CLASSES
     from ortrex.ui import console
 
+    if classes:
+        members: dict[str, list[str]] = {c: [] for c in CLASSES}
+        for name, fam in REGISTRY.items():
+            for c in fam.classes:
+                members[c].append(name)
+        covered = sum(bool(v) for v in members.values())
+        t = Table(title=f"{len(CLASSES)} problem classes, {covered} with a family "
+                        f"({len(REGISTRY)} families)")
+        for col in ("class", "what it is", "families"):
+            t.add_column(col, overflow="fold")
+        for c, what in CLASSES.items():
+            t.add_row(c, what, ", ".join(sorted(members[c])) or "-")
+        console.print(t)
+        return
     t = Table(title=f"{len(REGISTRY)} families")
     for col in ("family", "class", "summary", "domains", "small / medium / large"):
         t.add_column(col, overflow="fold")
     for name, fam in sorted(REGISTRY.items()):
         sizes = " / ".join(", ".join(f"{k} {lo}-{hi}" for k, (lo, hi) in fam.sizes[b].items())
                            for b in ("small", "medium", "large"))
-        t.add_row(name, fam.problem_class, fam.vocabularies[0].fill(fam.summary),
+        t.add_row(name, f"{fam.problem_class}: {', '.join(fam.classes)}",
+                  fam.vocabularies[0].fill(fam.summary),
                   ", ".join(v.domain for v in fam.vocabularies), sizes)
     console.print(t)
 

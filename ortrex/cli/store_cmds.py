@@ -187,13 +187,16 @@ def report_cmd(
 ) -> None:
     """Write a self-contained HTML corpus report: distributions, outcomes by stage, operator
     acceptance and an operator review (rejections by reason, sampled children with a statement
-    excerpt and their model's diff against the parent), verification latency, and the corpus
-    quality of the statements next to the public benchmarks."""
+    excerpt and their model's diff against the parent), the corpus by problem class,
+    verification latency, and the corpus quality of the statements next to the public
+    benchmarks."""
+    from ortrex.engine.families import REGISTRY
     from ortrex.reports.corpus import write_report
     from ortrex.store import Store
     from ortrex.ui import console
 
+    classes = {name: fam.classes for name, fam in REGISTRY.items()}
     with Store(store_path(db), read_only=True) as store:
-        rep = write_report(store, output, reference_statements(), review_seed)
+        rep = write_report(store, output, reference_statements(), review_seed, classes)
     console.print(f"wrote [bold]{output}[/] ({len(rep.html) / 1e6:.1f} MB, "
                   f"{len(rep.sections)} sections, {rep.seconds:.1f} s)")

@@ -55,6 +55,12 @@ class Parameter:
         arr.flags.writeable = False
         object.__setattr__(self, "values", arr)
 
+    @property
+    def is_membership(self) -> bool:
+        """A 0/1 relation between two sets (who covers what), which prose tells as lists."""
+        return len(self.index) == 2 and self.integer and \
+            bool(np.isin(self.values, (0.0, 1.0)).all())
+
 
 @dataclass(frozen=True)
 class VariableFamily:

@@ -28,7 +28,8 @@ _PLURALS = {"mine": "mines", "mines": "mines", "yours": "yours"}
 _SINGULAR_S = frozenset({"gas", "bus", "lens", "atlas", "canvas", "alias", "bias", "chaos",
                          "iris", "plus", "minus", "yes", "thermos", "asbestos",
                          "kudos", "pancreas", "ethos", "pathos", "cosmos", "rhinoceros"})
-_PREPOSITION = re.compile(r" (?:of|for|per|in|on|at|from|to|with|by) ")
+# Where a noun phrase's head ends: a preposition, or a rate's article ("containers a week").
+_PREPOSITION = re.compile(r" (?:of|for|per|in|on|at|from|to|with|by|a|an|each|every) ")
 
 
 def is_plural(word: str) -> bool:
@@ -47,12 +48,18 @@ def plural(noun: str) -> str:
     plural stays as it is (``bolts``, never ``boltss``)."""
     if not noun:
         return noun
+    if "/" in noun.split(" ", 1)[0]:
+        return noun  # a unit symbol ("Gbit/s", "MMcf/day") has no plural
     phrase, sep, rest = _split_head(noun)
     head, space, last = phrase.rpartition(" ")
     if last in _PLURALS:
         return head + space + _PLURALS[last] + sep + rest
     if is_plural(last) or (last[:1].isupper() and is_plural(last.lower())):
         return noun  # pluralising a plural doubles its "s"
+    if any(c.isupper() for c in last[1:]) and last.isalpha():
+        return noun  # a unit symbol or acronym ("kWh", "MWh", "GB") has no plural
+    if sep:
+        return str(_ENGINE.plural_noun(phrase)) + sep + rest
     return str(_ENGINE.plural_noun(noun))
 
 

@@ -22,6 +22,7 @@ the claims with the text; ``ortrex.verifiers.checks.claims`` re-derives each fro
 
 from __future__ import annotations
 
+import ast
 import math
 import random
 import re
@@ -36,11 +37,12 @@ from ortrex.ir.roles import INDICATORS, MODELLERS
 from ortrex.ir.semantic import ConstraintFamily, SemanticModel, VariableFamily
 from ortrex.render.data import readable as _fmt
 from ortrex.render.data import row_text
-from ortrex.render.language import article, capital, count, join, plural, unit
+from ortrex.render.language import article, capital, count, is_plural, join, plural, unit
 from ortrex.render.reasoning_phrases import PHRASES
 from ortrex.render.telling import entity, plain
 
 SHOW = 3  # data values shown per list
+_PART = re.compile(r"\{@(\w+)\}")
 
 
 class Claim(NamedTuple):
@@ -126,6 +128,176 @@ def _product(grids: list[tuple[str, ...]]) -> list[tuple[str, ...]]:
     return out
 
 
+def _abbreviation(u: str) -> bool:
+    """A unit written as a symbol (``kg``, ``Gbit/s``, ``kW of cooling``), not a noun."""
+    first = u.split(" ", 1)[0]
+    return "/" in u or any(ch.isdigit() or ch.isupper() for ch in first) or len(first) <= 3
+
+
+_HEAD_END = re.compile(r"\b(?:of|for|in|at|on|per|between|from|to|with|by)\b")
+
+
+def plural_desc(desc: str) -> bool:
+    """Whether a description's head is plural (``tonnes available at each mine``), so that its
+    verb agrees: the words before its first preposition hold a plural."""
+    return any(is_plural(w.rsplit("-", 1)[-1])
+               for w in _HEAD_END.split(desc, maxsplit=1)[0].split())
+
+
+def counted(u: str) -> str:
+    """A unit as what amounts are counted in: a symbol or a plural as it is (``kg``,
+    ``containers a week``), a singular noun in its plural (``shares of demand``)."""
+    return u if _abbreviation(u) or plural_desc(u) else plural(u)
+
+
+def amounts(u: str) -> str:
+    """What a quantity in unit ``u`` is counted in, as a plural noun: ``tonnes``, ``shares of
+    demand``; a symbol is ``amounts in kg`` (never ``kgs``)."""
+    return f"amounts in {u}" if _abbreviation(u) else counted(u)
+
+
+def bare(desc: str) -> str:
+    """A description without its own article, to follow ``the`` (``a time horizon longer
+    than any schedule`` -> ``time horizon longer than any schedule``)."""
+    return re.sub(r"^(?:a|an|the) ", "", desc)
+
+
+def pair_words(labels: Sequence[str]) -> str:
+    """An index tuple as a reader names it: ``Barley``, ``JOVI and FLUX``, ``FLUX with itself``
+    (never two names side by side)."""
+    if len(labels) == 2 and labels[0] == labels[1]:
+        return f"{labels[0]} with itself"
+    return join(list(labels))
+
+
+class _Words:
+    """A derivation of a parameter from the data (a Python expression over the model's sets
+    and parameters) said as a modeller says it; ``None`` for a shape it cannot word."""
+
+    def __init__(self, sm: SemanticModel) -> None:
+        self.sm = sm
+        self.loop: dict[str, str] = {}  # comprehension variable -> its set
+
+    def ent(self, s: str) -> str:
+        return entity(self.sm, s)
+
+    def __call__(self, expr: str) -> str | None:
+        try:
+            node = ast.parse(expr, mode="eval").body
+        except SyntaxError:
+            return None
+        sets: list[str] = []
+        while isinstance(node, ast.ListComp) and len(node.generators) == 1:
+            g = node.generators[0]
+            s = self.range_of(g.iter)
+            if s is None or g.ifs or not isinstance(g.target, ast.Name):
+                return None
+            self.loop[g.target.id] = s
+            sets.append(s)
+            node = node.elt
+        body = self.words(node)
+        if body is None:
+            return None
+        return body + (f", for each {join([self.ent(s) for s in sets])}" if sets else "")
+
+    def range_of(self, node: ast.expr) -> str | None:
+        """The set ``S`` of ``range(len(S))``."""
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and \
+                node.func.id == "range" and len(node.args) == 1:
+            return self.size_of(node.args[0])
+        return None
+
+    def size_of(self, node: ast.expr) -> str | None:
+        """The set ``S`` of ``len(S)``."""
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and \
+                node.func.id == "len" and len(node.args) == 1 and \
+                isinstance(node.args[0], ast.Name) and node.args[0].id in self.sm.set_map:
+            return node.args[0].id
+        return None
+
+    def param(self, node: ast.expr) -> str | None:
+        """A parameter, whole or at the current elements (``demand[p]``), as code."""
+        while isinstance(node, ast.Subscript) and isinstance(node.slice, ast.Name) and \
+                node.slice.id in self.loop:
+            node = node.value
+        if isinstance(node, ast.Name) and node.id in self.sm.param_map:
+            return f"`{node.id}`"
+        return None
+
+    def words(self, node: ast.expr) -> str | None:
+        if isinstance(node, ast.Constant) and isinstance(node.value, (int, float)):
+            return _fmt(float(node.value))
+        if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
+            inner = self.words(node.operand)
+            return None if inner is None else \
+                (f"-{inner}" if isinstance(node.operand, ast.Constant) else f"minus {inner}")
+        if isinstance(node, ast.BinOp):
+            a, b = self.words(node.left), self.words(node.right)
+            op = {ast.Add: "plus", ast.Sub: "minus", ast.Mult: "times",
+                  ast.Div: "divided by"}.get(type(node.op))
+            return None if a is None or b is None or op is None else f"{a} {op} {b}"
+        if isinstance(node, ast.IfExp):
+            cases = []
+            while isinstance(node, ast.IfExp):
+                value, cond = self.words(node.body), self.cond(node.test)
+                if value is None or cond is None:
+                    return None
+                cases.append(f"{value} where {cond}")
+                node = node.orelse
+            rest = self.words(node)
+            return None if rest is None else join([*cases, f"{rest} elsewhere"])
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name):
+            s = self.size_of(node)
+            if s is not None:
+                return f"the number of {plural(self.ent(s))}"
+            if node.func.id in ("max", "min", "sum") and len(node.args) == 1:
+                arg = node.args[0]
+                # sum(sum(row) for row in proc): every entry of a table added up
+                if isinstance(arg, ast.GeneratorExp) and len(arg.generators) == 1 and \
+                        isinstance(arg.elt, ast.Call) and isinstance(arg.elt.func, ast.Name) \
+                        and arg.elt.func.id == node.func.id and len(arg.elt.args) == 1 and \
+                        isinstance(arg.elt.args[0], ast.Name) and \
+                        isinstance(arg.generators[0].target, ast.Name) and \
+                        arg.elt.args[0].id == arg.generators[0].target.id and \
+                        not arg.generators[0].ifs:
+                    arg = arg.generators[0].iter
+                return self.aggregate(node.func.id, arg)
+            return None
+        return self.param(node)
+
+    def aggregate(self, fn: str, arg: ast.expr) -> str | None:
+        """``max(release)``: the largest `release`; ``sum(demand[p][t:])``: the total of
+        `demand` from that quarter on."""
+        tail = ""
+        if isinstance(arg, ast.Subscript) and isinstance(arg.slice, ast.Slice) and \
+                arg.slice.upper is None and arg.slice.step is None and \
+                isinstance(arg.slice.lower, ast.Name) and arg.slice.lower.id in self.loop:
+            tail = f" from that {self.ent(self.loop[arg.slice.lower.id])} to the last"
+            arg = arg.value
+        name = self.param(arg)
+        if name is None:
+            return None
+        head = {"max": "the largest", "min": "the smallest", "sum": "the total of"}[fn]
+        return f"{head} {name}{tail}"
+
+    def cond(self, node: ast.expr) -> str | None:
+        """``n == origin[k]``: the router is its `origin`; ``n == 0``: the first router."""
+        if not (isinstance(node, ast.Compare) and len(node.ops) == 1 and
+                isinstance(node.ops[0], ast.Eq) and isinstance(node.left, ast.Name) and
+                node.left.id in self.loop):
+            return None
+        s = self.loop[node.left.id]
+        right = node.comparators[0]
+        if isinstance(right, ast.Constant) and right.value == 0:
+            return f"the {self.ent(s)} is the first"
+        if isinstance(right, ast.BinOp) and isinstance(right.op, ast.Sub) and \
+                self.size_of(right.left) == s and isinstance(right.right, ast.Constant) and \
+                right.right.value == 1:
+            return f"the {self.ent(s)} is the last"
+        name = self.param(right)
+        return None if name is None else f"the {self.ent(s)} is its {name}"
+
+
 class _Writer:
     def __init__(self, sm: SemanticModel, account: Mapping[str, str], seed: int,
                  names: Mapping[str, str]) -> None:
@@ -146,7 +318,9 @@ class _Writer:
                                     "what": sm.objective.description}
         self.seen: set[tuple[str, ...]] = set()
         self.said: set[str] = set()
+        self.used: set[tuple[str, str]] = set()
         self.tu_said = False
+        self.derived_said: set[str] = set()
         self.claims: list[Claim] = []
         self.fam_of_row = [n.split("[", 1)[0] for n in self.g.row_names]
         self.cls = problem_class(self.g)
@@ -180,25 +354,35 @@ class _Writer:
         (``{V}`` is ``{v}`` capitalised, and so on)."""
         options = list(PHRASES[key])
         self.rng.shuffle(options)
+        # A phrasing used once in this text comes last: a rule met again is told anew.
+        options.sort(key=lambda t: (key, t) in self.used)
         text = ""
         for template in options:
-            text = template.format_map(_Ctx({**self.ctx, **kw}))
+            text = self.parts(template).format_map(_Ctx({**self.ctx, **kw}))
             # A sentence opening with a name from the program keeps the name's case.
             text = text if template.startswith(("{c}", "{v}", "{r}")) else capital(text)
             keys = _sentence_keys(text)
             # A reader meets each sentence once: names aside, a phrasing said is not repeated.
             if not keys & self.said:
                 self.said |= keys
+                self.used.add((key, template))
                 return text
         return text
+
+    def parts(self, template: str) -> str:
+        """``template`` with each ``{@part}`` replaced by one wording of that part (a sentence
+        built of parts drawn apart: more shapes than a list of whole sentences)."""
+        return _PART.sub(lambda m: self.parts(self.rng.choice(PHRASES["@" + m.group(1)])),
+                         template)
 
     def about_var(self, v: VariableFamily) -> None:
         """The context of a variable family's sentences."""
         ent = entity(self.sm, v.dims[0][1]) if v.dims else "decision"
         u = v.unit if v.unit and v.unit != "0/1" else "units"
+        # A noun for a unit is counted in its plural: "in shares of the budget".
+        u = counted(u)
         self.ctx.update(v=self.code(v.name), ent=ent, ents=plural(ent), a_ent=article(ent),
-                        unit=u,
-                        units=u if u.endswith("s") else plural(u))
+                        unit=u, units=u, amounts=amounts(u))
 
     def about_con(self, c: ConstraintFamily) -> None:
         """The context of a constraint family's sentences (an assignment's entity is what it
@@ -284,19 +468,30 @@ class _Writer:
         return "network" if yes_no and self.tu else ("yes_no" if yes_no else "divisible")
 
     # ------------------------------------------------------------------ pieces
+    def entries(self, p: str) -> list[tuple[tuple[str, ...], float]]:
+        """A parameter's (elements, value) entries; on a square matrix over one set whose
+        diagonal is all zero (a distance from a place to itself) the diagonal is no fact of
+        the problem and is left out (a variance diagonal is kept)."""
+        par = self.sm.param_map[p]
+        flat = np.asarray(par.values, dtype=float).reshape(-1)
+        grids = [self.sm.set_map[s].elements for s in par.index]
+        out = list(zip(_product(grids), (float(v) for v in flat), strict=False))
+        if len(par.index) == 2 and par.index[0] == par.index[1]:
+            diagonal = [v for t, v in out if t[0] == t[1]]
+            if diagonal and not any(diagonal):
+                out = [(t, v) for t, v in out if t[0] != t[1]]
+        return out
+
     def values(self, p: str, limit: int = SHOW) -> str:
         """A parameter's values by element: ``Reformate 270, Alkylate 27 and so on``."""
         par = self.sm.param_map[p]
         arr = np.asarray(par.values, dtype=float)
         if arr.ndim == 0:
             return _fmt(float(arr))
-        flat = arr.reshape(-1)
-        grids = [self.sm.set_map[s].elements for s in par.index]
-        labels = [", ".join(t) for t in _product(grids)]
+        entries = self.entries(p)
         self.new_list()
-        shown = [self.pair(lab.replace(", ", "/"), _fmt(v))
-                 for lab, v in zip(labels, flat, strict=False)][:limit]
-        return ", ".join(shown) + (self._more if flat.size > limit else "")
+        shown = [self.pair("/".join(t), _fmt(v)) for t, v in entries[:limit]]
+        return ", ".join(shown) + (self._more if len(entries) > limit else "")
 
     def members(self, dims: Sequence[tuple[str, str]]) -> str:
         """``two fuel grades (Renewable and Premium) and three quarters (Q1, Q2 and Q3)``;
@@ -349,6 +544,52 @@ class _Writer:
                  "le": "does not come after", "gt": "comes after", "ge": "does not come before"}
         return f"only where the {a} {words.get(c.op, 'is related to')} the {b}"
 
+    def scope(self, c: ConstraintFamily) -> str:
+        """The elements a rule holds for, its conditions folded in: ``for the first router
+        only``, ``for each canned good and every month but the first``, ``for each pair of
+        different holes, neither of them the first``."""
+        parts, told = [], set()
+        index = list(c.forall)
+        for s in dict.fromkeys(x for _, x in index):
+            letters = [i for i, x in index if x == s]
+            ent = entity(self.sm, s)
+            mine = [w for w in c.where if w.a in letters and (w.b is None or w.b in letters)
+                    and w.op != "link"]
+            told |= {id(w) for w in mine}
+            unary = [{w.op for w in mine if w.a == i and w.b is None} for i in letters]
+            if len(letters) == 1:
+                parts.append(self._one_scope(ent, unary[0]))
+                continue
+            rel = next((w.op for w in mine if w.b is not None), None)
+            base = f"each pair of different {plural(ent)}" if rel == "ne" else \
+                f"each pair of {plural(ent)}"
+            order = {"lt": "the first comes before the second",
+                     "le": "the first does not come after the second",
+                     "gt": "the first comes after the second",
+                     "ge": "the first does not come before the second",
+                     "eq": "both are the same"}.get(rel or "")
+            if order:
+                base += f" where {order}"
+            for end in ("first", "last"):
+                if all(f"not_{end}" in u for u in unary):
+                    base += f", neither of them the {end}"
+            parts.append(base)
+        # Links and conditions across sets, in the words of the decisions' conditions.
+        rest = [self.cond_words(w, dict(index)) for w in c.where if id(w) not in told]
+        return "for " + join(parts) + (" " + join(list(dict.fromkeys(rest))) if rest else "")
+
+    @staticmethod
+    def _one_scope(ent: str, unary: set[str]) -> str:
+        """The elements of one set a rule holds for: ``every month but the first``."""
+        if "first" in unary:
+            return f"the first {ent} only"
+        if "last" in unary:
+            return f"the last {ent} only"
+        but = [x for x in ("first", "last") if f"not_{x}" in unary]
+        if but:
+            return f"every {ent} but the " + " and the ".join(but)
+        return f"each {ent}"
+
     def row_text(self, k: int, limit: int = 2) -> str:
         """Row ``k`` of the grounded model written out with its numbers."""
         A = self.g.A
@@ -371,11 +612,27 @@ class _Writer:
         said = self.account.get("objective")
         return head + (" " + self.say("goal_said", q=_quote(said)) if said else "")
 
+    def what(self, v: VariableFamily) -> str:
+        """What a decision family is, as a noun phrase or a ``whether`` clause; over a pair of
+        one set, ``from one hole to another`` (never ``from each hole to each hole``)."""
+        what = plain(self.sm, v.description, v.dims)
+        sets = [s for _, s in v.dims]
+        for s in dict.fromkeys(sets):
+            ent = entity(self.sm, s)
+            if sets.count(s) == 2 and what.count(f"each {ent}") == 2:
+                first = what.index(f"each {ent}")
+                second = what.index(f"each {ent}", first + 1)
+                what = (what[:first] + f"one {ent}" + what[first + len(f"each {ent}"):second]
+                        + "another" + what[second + len(f"each {ent}"):])
+        if v.description.startswith("1 if "):
+            return "whether " + what
+        # A noun phrase takes its article: "the share of each district served".
+        return what if re.match(r"(?:the|a|an|one|each|how|which|what)\b",
+                                what) else "the " + what
+
     def decision(self, v: VariableFamily) -> str:
         sm = self.sm
-        what = plain(sm, v.description, v.dims)
-        if v.description.startswith("1 if "):
-            what = "whether " + what
+        what = self.what(v)
         n = len(self.cols_of.get(v.name, ()))
         self.about_var(v)
         if v.role in MODELLERS:
@@ -390,7 +647,7 @@ class _Writer:
             sets = dict(v.dims)
             conds = join(list(dict.fromkeys(self.cond_words(c, sets) for c in v.where)))
             grid = math.prod(len(sm.set_map[s]) for _, s in v.dims)
-            out.append(f"It exists {conds}: {n} of the {grid} combinations.")
+            out.append(self.say("exists", conds=conds, n=n, grid=grid))
         tail = [self.domain(v), *self.bounds(v)]
         if self.rng.random() < 0.3:
             tail.reverse()
@@ -440,11 +697,12 @@ class _Writer:
             for p in [x for x in as_expr(b).walk() if isinstance(x, Param)]:
                 par = self.sm.param_map[p.name]
                 if side == "upper":
-                    text = self.say("ub_param", desc=par.description, vals=self.values(p.name))
+                    text = self.say("ub_param", desc=bare(par.description),
+                                    vals=self.values(p.name))
                 else:
-                    text = f"Its lower bound is the {par.description}: {self.values(p.name)}."
+                    text = f"Its lower bound is the {bare(par.description)}: {self.values(p.name)}."
                 if p.name in self.derived:
-                    text = text[:-1] + f", derived from the data as {self.derived[p.name]}."
+                    text = text[:-1] + f", derived from the data as {self.derivation(p.name)}."
                 out.append(text)
         return out
 
@@ -455,8 +713,9 @@ class _Writer:
         for i, _ in c.forall:  # an index letter in the rule's meaning is code, not a word
             if len(i) == 1 and i not in ("a", "A", "I"):
                 meaning = re.sub(rf"(?<![\w'\u2019`-]){i}(?![\w'\u2019`-])", f"`{i}`", meaning)
+        meaning = capital(meaning)
         self.about_con(c)
-        out = [self.say("rule", meaning=meaning)]
+        out = [self.say("rule", meaning=meaning, bare=meaning.rstrip(". "))]
         if said:
             quote = self.say("rule_said", q=_quote(said))
             out.insert(0 if self.rng.random() < 0.35 else 1, quote)
@@ -465,15 +724,14 @@ class _Writer:
                 c.role, "consistency")
             out.append(self.say("device_rule", why=why))
         if c.forall and rows:
-            sets = dict(c.forall)
-            conds = list(dict.fromkeys(self.cond_words(w, sets) for w in c.where))
-            where = (" " + join(conds)) if conds else ""
             fams = [s for _, s in c.forall]
             each = join([f"pair of {plural(entity(self.sm, s))}" if fams.count(s) > 1
                          else entity(self.sm, s) for s in dict.fromkeys(fams)])
-            out.append(self.say("rows", each=each, where=where, n=len(rows),
-                                N=capital(count(len(rows))),
+            # A rule kept to some elements says which, never "for every X only the first".
+            out.append(self.say("rows_some" if c.where else "rows", each=each,
+                                scope=self.scope(c), n=len(rows), N=capital(count(len(rows))),
                                 rows="row" if len(rows) == 1 else "rows",
+                                are="is" if len(rows) == 1 else "are",
                                 r=f"`{self.g.row_names[rows[0]]}`",
                                 text=self.row_text(rows[0])))
         elif rows:
@@ -490,16 +748,22 @@ class _Writer:
         return " ".join(out)
 
     def spread(self, p: str) -> str | None:
-        """Where a parameter's values lie, with the elements at both ends."""
+        """Where a parameter's values lie, with the elements at both ends, each in brackets
+        (``15 (for A)``: a name never runs into the next word) and a pair named as a pair."""
         par = self.sm.param_map[p]
-        arr = np.asarray(par.values, dtype=float).reshape(-1)
+        entries = self.entries(p)
+        arr = np.array([v for _, v in entries])
         if arr.size < 2 or np.ptp(arr) == 0:
             return None
-        grids = [self.sm.set_map[s].elements for s in par.index]
-        labels = [" ".join(t) for t in _product(grids)]
         lo, hi = int(np.argmin(arr)), int(np.argmax(arr))
-        return self.say("spread", desc=par.description, lo=_fmt(arr[lo]),
-                        hi=_fmt(arr[hi]), elo=labels[lo], ehi=labels[hi])
+        mould = self.rng.choice(("({e})", "(for {e})"))
+        many = plural_desc(par.description)
+        return self.say("spread", desc=bare(par.description), lo=_fmt(arr[lo]), hi=_fmt(arr[hi]),
+                        elo=mould.format(e=pair_words(entries[lo][0])),
+                        ehi=mould.format(e=pair_words(entries[hi][0])),
+                        is_="are" if many else "is", ranges="range" if many else "ranges",
+                        lies="lie" if many else "lies", goes="go" if many else "goes",
+                        spans="span" if many else "spans")
 
     def explain(self, c: ConstraintFamily, rows: list[int]) -> list[str]:
         """Why the row looks the way it does: linearisations, big-M, derived counts, and where
@@ -519,10 +783,17 @@ class _Writer:
         derived = [p for p in sorted(params) if p in self.derived]
         for p in derived:
             par = self.sm.param_map[p]
+            # "1 at the start, -1 at the end" tells values, it is no noun to name them by.
+            noun = "" if par.description[:1].isalpha() else "_bare"
+            if p in self.derived_said:  # derived once already: refer back to it
+                out.append(self.say("derived_again" + noun, p=f"`{p}`",
+                                    desc=bare(par.description), vals=self.values(p)))
+                continue
+            self.derived_said.add(p)
             # A big-M is the derived coefficient of the switch, nothing else.
-            key = "big_m" if switch and switch[1] == p else "derived"
-            out.append(self.say(key, p=f"`{p}`", desc=par.description,
-                                expr=f"`{self.derived[p]}`", vals=self.values(p)))
+            key = "big_m" if switch and switch[1] == p else "derived" + noun
+            out.append(self.say(key, p=f"`{p}`", desc=bare(par.description),
+                                how=self.derivation(p), vals=self.values(p)))
         if switch:
             y, p, coef = switch
             vals = self.values(p) if p else _fmt(coef)
@@ -533,6 +804,26 @@ class _Writer:
         if c.role == "balance":
             out.append(self.say("balance"))
         return out
+
+    def derivation(self, p: str) -> str:
+        """How a parameter follows from the data, in words (the program's names as code); a
+        short formula of the program's is quoted beside them, a comprehension never is."""
+        expr = self.derived[p]
+        words = _Words(self.sm)(expr)
+        short = len(expr) <= 40 and " for " not in expr and " if " not in expr
+        if words is None:  # a shape not worded: what it is computed from, named as code
+            try:
+                read = [n.id for n in ast.walk(ast.parse(expr, mode="eval"))
+                        if isinstance(n, ast.Name)]
+            except SyntaxError:
+                read = []
+            pars = [f"`{n}`" for n in dict.fromkeys(read) if n in self.sm.param_map]
+            sets = [plural(entity(self.sm, n)) for n in dict.fromkeys(read)
+                    if n in self.sm.set_map]
+            over = f"a formula over {join(pars)}" if pars else \
+                f"a formula over the {join(sets)}" if sets else "a formula of the data"
+            return f"{over} (`{expr}`)" if short else over
+        return f"{words} (`{expr}`)" if short else words
 
     def switch(self, c: ConstraintFamily, rows: list[int]) -> tuple[str, str | None, float] | None:
         """The yes/no variable a linking row switches on (a selection or an on/off state, else
@@ -591,10 +882,17 @@ class _Writer:
             extra += f", plus {g.qobj[0].size} products of two variables (a quadratic term)"
         if g.obj_constant:
             extra += f", plus the constant {_fmt(g.obj_constant)}"
-        rates = [self.sm.param_map[c.name].description for m in expand(self.sm.objective.expr)
+        rates = [bare(self.sm.param_map[c.name].description)
+                 for m in expand(self.sm.objective.expr)
                  for c in m.coefs if isinstance(c, Param)]
-        rate = join(list(dict.fromkeys(rates))[:2]) if rates else "given rates"
-        text = self.say("objective", terms=(terms or "no linear terms") + extra, rate=rate)
+        # "the A and the B": each rate keeps its article.
+        rates = list(dict.fromkeys(rates))[:2]
+        rate = join(rates[:1] + [f"the {r}" for r in rates[1:]]) if rates else "given rates"
+        if terms or not g.qobj[0].size:
+            text = self.say("objective", terms=(terms or "no linear terms") + extra, rate=rate)
+        else:  # a goal of products alone has no first coefficients to show
+            const = f", plus the constant {_fmt(g.obj_constant)}" if g.obj_constant else ""
+            text = self.say("objective_q", nq=g.qobj[0].size, rate=rate, extra=const)
         first = next((c.name for m in expand(self.sm.objective.expr) for c in m.coefs
                       if isinstance(c, Param)), None)
         spread = self.spread(first) if first else None
@@ -607,24 +905,31 @@ class _Writer:
             vs = [self.sm.var_map[v.name] for v in m.vars if isinstance(v, Var)]
             if len(ps) == 1 and len(vs) == 1 and ps[0].unit and vs[0].unit:
                 p, v = ps[0], vs[0]
-                what = plain(self.sm, v.description, v.dims)
-                vn, desc = self.code(v.name), p.description
-                pair = self.rng.choice((
-                    f"the {desc} ({unit(p.unit)}) times {what} ({v.unit})",
-                    f"{unit(p.unit)} for the {desc}, times {v.unit} of {vn}",
-                    f"the {desc} in {unit(p.unit)} against {vn} in {v.unit}",
-                    f"{unit(p.unit)} by {v.unit}")) if v.unit != "0/1" else \
-                    self.rng.choice((f"the {desc} ({unit(p.unit)}) counts once {vn} is 1",
-                                     f"{unit(p.unit)} charged when {vn} = 1"))
+                what = self.what(v)
+                vn, desc, pu = self.code(v.name), bare(p.description), unit(p.unit)
+                # A yes/no decision's term is its rate once it is 1, whatever its unit says.
+                if v.unit != "0/1" and not v.description.startswith("1 if "):
+                    pair = self.rng.choice((
+                        f"the {desc} ({pu}) times {what} ({v.unit})",
+                        f"{pu} for the {desc}, times {v.unit} of {vn}",
+                        f"the {desc} in {pu} against {vn} in {v.unit}",
+                        f"{pu} by {v.unit}", f"{pu} times {v.unit} of {vn}",
+                        f"{pu} multiplied by {vn} in {v.unit}"))
+                else:
+                    pair = self.rng.choice((
+                        f"the {desc} ({pu}) counts once {vn} is 1",
+                        f"{pu} charged when {vn} = 1", f"{pu} whenever {vn} takes the value 1",
+                        f"the {desc} in {pu}, counted when {vn} is 1"))
                 if pair not in pairs:
                     pairs.append(pair)
         if not pairs:
             return None
         unit_of = re.search(r"\bin (\S+)$", self.sm.objective.description)
-        tail = self.rng.choice((", all in {m}", ", so the total is in {m}",
-                                "; each term comes out in {m}", " ({m} throughout)",
-                                ", which adds up in {m}")).format(m=unit_of.group(1)) \
-            if unit_of else ""
+        tails = [", all in {m}", ", so the total is in {m}", "; each term comes out in {m}",
+                 ", which adds up in {m}", "; the sum is in {m}", ", giving {m} overall"]
+        if not pairs[-1].endswith(")"):  # never two brackets in a row: "(agents) (EUR ...)"
+            tails.append(" ({m} throughout)")
+        tail = self.rng.choice(tails).format(m=unit_of.group(1)) if unit_of else ""
         return self.say("units", pairs="; ".join(pairs), tail=tail)
 
     def edges(self) -> list[str]:

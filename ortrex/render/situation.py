@@ -12,12 +12,32 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from dataclasses import replace
 
 import numpy as np
 
 from ortrex.ir.semantic import Parameter, SemanticModel, VariableFamily
 from ortrex.render.account import devices, settled
 from ortrex.render.data import data_json, dumps_json, number
+from ortrex.render.framing import (
+    BACKGROUND,
+    CLOSINGS,
+    GOAL_WRAPS,
+    GREETINGS,
+    HEADING_STYLES,
+    INTRODUCTIONS,
+    LETTER_RULE_LEADS,
+    ROLES,
+    RULE_PREFIXES,
+    RULE_WRAPS,
+    SIGN_OFFS,
+    SIGNATURES,
+    TITLE_PREFIXES,
+    dps_note,
+    dt_note,
+    field,
+    heading,
+)
 from ortrex.render.language import (
     article,
     capital,
@@ -44,56 +64,14 @@ from ortrex.render.telling import (
 from ortrex.render.tellings import TELLINGS
 
 SITUATION_LAYOUTS = ("narrative", "letter", "brief", "question", "ticket")
-# Colour any client may add: why the question comes up, how sure the numbers are.
-_BACKGROUND = (
-    "Until now we have made this decision by hand.",
-    "This comes up again and again, so a sound method matters more than a quick guess.",
-    "Management wants an answer we can defend.",
-    "The figures below are our best estimates for the period.",
-    "We would like to get this right before the next planning meeting.",
-    "Our spreadsheet approach has stopped scaling.",
-    "A colleague suggested this could be solved exactly rather than by trial and error.",
-    "The data was pulled from our systems this morning.",
-    "We suspect our current plan leaves money on the table.",
-    "Nothing here is unusual for us; we just want the best decision.",
-    "The numbers are firm for this round.",
-    "Last quarter's plan was put together in a hurry, and it showed.",
-)
-# How a client may introduce themselves before the opening ({place}: a town, {name}: a first
-# name, neither an element of the problem).
-_INTRODUCTIONS = (
-    "I look after planning at our {place} site.", "This is {name} from the {place} office.",
-    "Greetings from {place}.", "Our {place} team has a planning question.",
-    "I am writing from our {place} branch.", "My name is {name}; I plan operations in {place}.",
-    "{name} here, from {place}.", "A question from the {place} team:",
-    "At our {place} site, ", "Here in {place}, ", "For our {place} operation, ",
-    "Quick background from {place}: ", "I am {name}, and I coordinate planning in {place}.",
-    "We are based in {place}.", "Our office in {place} asked me to write to you.",
-)
-_RULE_PREFIXES = ("Also, ", "Note that ", "Keep in mind that ", "Of course, ", "Importantly, ",
-                  "On top of that, ", "In addition, ", "Remember that ", "As a rule, ",
-                  "Needless to say, ", "One more thing: ", "Bear in mind that ",
-                  "It goes without saying that ", "Another point: ", "Besides, ",
-                  "Just as important, ", "We should add that ", "Finally, ",
-                  "There is also this: ", "Do not forget that ")
-# Wrappers around a whole rule or goal sentence ({s}: the sentence, first letter lowered).
-_RULE_WRAPS = ("{S} No exceptions.", "{S} That one is non-negotiable.",
-               "We also know that {s}", "Our contracts say so: {s}",
-               "{S} This has always been the case.", "As before, {s}",
-               "{S} Our auditors check this.", "In practice, {s}", "{S} We cannot bend this.",
-               "For operational reasons, {s}")
-_GOAL_WRAPS = ("{S} That is what we will be judged on.", "In short: {s}",
-               "{S} Nothing else matters as much.", "Put simply, {s}",
-               "{S} That is the one number management looks at.", "Our priority is clear. {S}",
-               "{S} Everything else is secondary.", "Bottom line: {s}")
-_CLOSINGS = ("Happy to answer any questions.", "Let me know if anything is unclear.",
-             "Thanks for looking into this.", "Any clarification, just ask.",
-             "We can send more detail if needed.", "Looking forward to your answer.")
 _VERBAL = re.compile(r"\b(?:would|costs?|needs?|is|are|has|have|can|could|covers?|means|"
                      r"gives|takes|charges?|brings?|runs|holds?|uses?)\b")
 _LISTED = re.compile(r"[:;] \{items\}|^\{items\}")  # a lead that lists its entries
 _YES_NO = "0/1"  # the unit of a yes/no table (coverage, membership)
 _LIST_LIMIT = 8  # sets up to this size are named in the opening
+# A matrix of more cells than this is pasted into a DP text as a table: told in sentences,
+# it reads as a data dump in one mould ("A needs Q1 (5), Q2 (7), ...; B needs Q1 (2), ...").
+_PROSE_CELLS = 24
 
 
 class Teller:
@@ -147,6 +125,9 @@ class Teller:
         own = self.own_goal
         openings = t.openings if own else tuple(o for o in t.openings if not GOAL_WORDS.search(o))
         context = t.context if own else tuple(c for c in t.context if not GOAL_WORDS.search(c))
+        # A sentence that takes a rule for granted goes with the rule (a child without it).
+        openings = tuple(o for o in openings if self.keeps(t.presumes.get(o, ())))
+        context = tuple(c for c in context if self.keeps(t.presumes.get(c, ())))
         try:
             if not openings:
                 raise KeyError("every opening names the family's goal")
@@ -157,26 +138,42 @@ class Teller:
         if self.rng.random() < 0.45:  # who writes, and from where
             place = element_names("town", 1, self.rng, set(self.proper))[0]
             first = person_name(self.rng).split()[0]
-            frame = self.pick(_INTRODUCTIONS).format(place=place, name=first)
+            frame = self.pick(INTRODUCTIONS).format(place=place, name=first)
             text = f"{frame} {text}" if frame.endswith((".", "!", ":")) else \
                 frame + lower_first(text, self.proper)
         if context and self.rng.random() < 0.6:
             text = f"{text} {self.try_say(context)}".rstrip()
         if self.rng.random() < 0.35:
-            text += " " + self.pick(_BACKGROUND)
+            text += " " + self.pick(BACKGROUND)
         return text
 
     def closing(self) -> str:
         """An optional last line."""
-        return (" " + self.pick(_CLOSINGS)) if self.rng.random() < 0.3 else ""
+        return (" " + self.pick(CLOSINGS)) if self.rng.random() < 0.3 else ""
 
     def visible(self) -> list[Parameter]:
         return [p for p in self.sm.params if p.name not in self.derived]
 
+    def keeps(self, rules: tuple[str, ...]) -> bool:
+        """Whether the model still has every constraint family of ``rules`` in the
+        family's own wording (a mutation neither removed nor rewrote it)."""
+        t = self.telling
+        present = {c.name: c for c in self.sm.constraints}
+        if not all(name in present for name in rules):
+            return False
+        return t is None or all(self._unchanged(r, present) for r in t.rules
+                                if set(r.covers) & set(rules))
+
     def fact(self, p: Parameter) -> Fact:
         t = self.telling
         if t is not None and p.name in t.facts:
-            return t.facts[p.name]
+            f = t.facts[p.name]
+            kept = tuple(lead for lead in f.lead if self.keeps(t.presumes.get(lead, ())))
+            if kept == f.lead:
+                return f
+            # Every lead states a rule the model lost ("We must supply ..." on a market):
+            # the fact is told by its label alone.
+            return replace(f, lead=kept or (f"{capital(f.label or p.description)}: {{items}}.",))
         noun = p.description
         return Fact((f"The {noun}: {{items}}.", f"{capital(noun)}: {{items}}."),
                     label=noun)
@@ -223,6 +220,8 @@ class Teller:
         if not f.lead:
             return ""
         arr = np.asarray(p.values, dtype=float)
+        if len(p.index) >= 2 and arr.size > _PROSE_CELLS and not p.is_membership:
+            return self.pasted_table(p)
         if not p.index:
             value = self.value(p, float(arr))
             items = value if p.name in self.links else with_unit(float(arr), p.unit, p.integer)
@@ -282,24 +281,25 @@ class Teller:
 
     def data(self) -> str:
         if self.form == "DP":
-            order = self._fact_order()
-            return "\n".join(t for p in order if (t := self.fact_prose(p)))
+            parts = [t for p in self._fact_order() if (t := self.fact_prose(p))]
+            # A pasted grid stands in its own paragraph; sentences follow line by line.
+            out = ""
+            for k, t in enumerate(parts):
+                grid = "\n|" in t
+                out += ("" if not k else "\n\n" if grid or "\n|" in parts[k - 1] else "\n") + t
+            return out
         if self.form == "DT":
-            big = max(self.sm.sets, key=len).name
-            return self.say(("The figures are in the tables below.",
-                             "Here are the numbers.",
-                             "The tables below hold everything we know.",
-                             "These are the figures we work with.",
-                             f"Below are our figures, one row per {{{big}}}.",
-                             f"I have put the data for all {{n_{big}}} {{{big}s}} in tables.",
-                             "Our planning sheet, copied as tables:",
-                             "The data, as it stands today:",
-                             f"Each table below lists our {{{big}s}} with their figures.",
-                             "Everything we know is in these tables.",
-                             "For reference, here are the current figures.",
-                             "The relevant numbers follow.")) + "\n\n" + \
-                "\n\n".join(self.tables())
+            return self.note(dt_note(self.rng), "The figures are in the tables below.") + \
+                "\n\n" + "\n\n".join(self.tables())
         return self.files()
+
+    def note(self, frame: str, fallback: str) -> str:
+        """A data note (``framing``) with the statement's largest set filled in ({big},
+        {bigs}, {n_big}); ``fallback`` where the model cannot fill it."""
+        big = max(self.sm.sets, key=len).name
+        template = frame.replace("{big}", "{" + big + "}").replace(
+            "{bigs}", "{" + big + "s}").replace("{n_big}", "{n_" + big + "}")
+        return self.try_say((template,)) or fallback
 
     def _fact_order(self) -> list[Parameter]:
         ps = self.visible()
@@ -323,25 +323,43 @@ class Teller:
             rows = [[e] + [self.value(p, p.values[i]) for p in ps]
                     for i, e in enumerate(sets[s].elements)]
             out.append(_table(header, rows))
-        for p in self.visible():
-            if len(p.index) < 2:
-                continue
-            arr = np.asarray(p.values, dtype=float)
-            if len(p.index) == 2:
-                rs, cs = sets[p.index[0]], sets[p.index[1]]
-                header = [f"{self._column(p)}: {entity(self.sm, rs.name)} \\ "
-                          f"{entity(self.sm, cs.name)}", *cs.elements]
-                rows = [[r] + [self.value(p, arr[i, j]) for j in range(len(cs))]
-                        for i, r in enumerate(rs.elements)]
-            else:
-                header = [*(capital(entity(self.sm, s)) for s in p.index), self._column(p)]
-                rows = [[sets[s].elements[i] for s, i in zip(p.index, pos, strict=True)]
-                        + [self.value(p, arr[pos])] for pos in np.ndindex(arr.shape)]
-            out.append(_table(header, rows))
+        out += [self.matrix_table(p) for p in self.visible() if len(p.index) >= 2]
         if scalars:
             rows = [[self._column(p), self.value(p, float(p.values))] for p in scalars]
             out.append(_table(["figure", "value"], rows))
         return out
+
+    def matrix_table(self, p: Parameter) -> str:
+        """A parameter of two or more indices as one markdown table: rows by its first set
+        and a column per element of its second, or one row per entry for more indices."""
+        sets = self.sm.set_map
+        arr = np.asarray(p.values, dtype=float)
+        if len(p.index) == 2:
+            rs, cs = sets[p.index[0]], sets[p.index[1]]
+            header = [f"{self._column(p)}: {entity(self.sm, rs.name)} \\ "
+                      f"{entity(self.sm, cs.name)}", *cs.elements]
+            rows = [[r] + [self.value(p, arr[i, j]) for j in range(len(cs))]
+                    for i, r in enumerate(rs.elements)]
+        else:
+            header = [*(capital(entity(self.sm, s)) for s in p.index), self._column(p)]
+            rows = [[sets[s].elements[i] for s, i in zip(p.index, pos, strict=True)]
+                    + [self.value(p, arr[pos])] for pos in np.ndindex(arr.shape)]
+        return _table(header, rows)
+
+    def pasted_table(self, p: Parameter) -> str:
+        """DP: a matrix too large for a sentence, pasted into the text as a client pastes it
+        from a spreadsheet, after a sentence that says what it holds."""
+        label = self.labels[p.name].replace("{", "{{").replace("}", "}}")
+        per = " and ".join(plural(entity(self.sm, s)) for s in p.index[:2])
+        u = f" ({self.unit_note(p)})" if self.unit_note(p) else ""
+        lead = self.pick((f"The {label}{u}, by {per}:", f"Here is the {label}{u}:",
+                          f"I have pasted the {label}{u} from our sheet:",
+                          f"{capital(label)}{u}, one row per {entity(self.sm, p.index[0])}:",
+                          f"Our figures for the {label}{u}:",
+                          f"The {label} is easier to read as a grid{u}:",
+                          f"This grid gives the {label}{u}:",
+                          f"For the {label}{u}, see the grid below."))
+        return f"{lead}\n\n{self.matrix_table(p)}"
 
     def _column(self, p: Parameter) -> str:
         u = f" ({self.unit_note(p)})" if self.unit_note(p) else ""
@@ -349,17 +367,7 @@ class Teller:
 
     def files(self) -> str:
         """Where the data is and what each key means (DPS)."""
-        big = max(self.sm.sets, key=len).name
-        lines = [self.say(("All the figures are in `data.json`.",
-                           "The numbers come in the attached file `data.json`.",
-                           "Our data is in `data.json`, next to this note.",
-                           "You will find the data in `data.json`.",
-                           f"I exported everything about our {{{big}s}} to `data.json`.",
-                           "The data comes as one JSON file, `data.json`.",
-                           "Rather than paste the numbers here, I attach `data.json`.",
-                           f"`data.json` holds the figures for all {{n_{big}}} {{{big}s}}.",
-                           "Our system produced `data.json` with the current figures.",
-                           "Please take the numbers from the attached `data.json`."))]
+        lines = [self.note(dps_note(self.rng), "All the figures are in `data.json`.")]
         sets = join([f'"{s.name}" the {plural(entity(self.sm, s.name))}'
                      for s in self.sm.sets])
         lines.append(self.pick((f'Its "sets" part lists {sets}.',
@@ -383,7 +391,9 @@ class Teller:
             keyed = ", per " + _per(self.sm, p.index) if p.index \
                 else ""
             note = self.unit_note(p)
-            u = "" if not note else f", {note}" if p.unit == _YES_NO else f", in {note}"
+            # "in kg"; a unit that is no measure ("to 1", "per cent") goes in brackets.
+            u = "" if not note else f", {note}" if p.unit == _YES_NO else \
+                f" ({note})" if note.split(" ", 1)[0] in ("to", "per") else f", in {note}"
             what = self.labels[p.name] + (" (names, not numbers)" if p.name in self.links
                                           else "")
             phrase = self._lead_phrase(p)
@@ -476,9 +486,9 @@ class Teller:
         for k in range(len(rules)):  # a connective or a frame now and then
             r = self.rng.random()
             if k and r < 0.25:
-                rules[k] = self.fresh(_RULE_PREFIXES, used) + lower_first(rules[k], self.proper)
+                rules[k] = self.fresh(RULE_PREFIXES, used) + lower_first(rules[k], self.proper)
             elif r > 0.87:
-                rules[k] = wrap(self.fresh(_RULE_WRAPS, used), rules[k], self.proper)
+                rules[k] = wrap(self.fresh(RULE_WRAPS, used), rules[k], self.proper)
         return rules
 
     def fresh(self, options: tuple[str, ...], used: set[str]) -> str:
@@ -522,7 +532,7 @@ class Teller:
     def goal(self) -> str:
         text = self._goal()
         self.told["objective"] = text
-        return wrap(self.pick(_GOAL_WRAPS), text, self.proper) if self.rng.random() < 0.3 \
+        return wrap(self.pick(GOAL_WRAPS), text, self.proper) if self.rng.random() < 0.3 \
             else text
 
     @property
@@ -695,17 +705,6 @@ def _table(header: list[str], rows: list[list[str]]) -> str:
 
 
 # ---------------------------------------------------------------- layouts
-_GREETINGS = ("Hello {name},", "Hi {name},", "Dear {name},", "Good morning {name},",
-              "{name}, hi.", "Dear {name} and team,")
-_SIGN_OFFS = ("Thanks in advance,", "Best regards,", "Many thanks,", "Kind regards,",
-              "Cheers,", "With thanks,")
-_SIGNATURES = ("{name}, {role}", "{name}\n{role}", "{name} ({role})", "{name}, our {role}",
-               "{name}", "— {name}, {role}")
-_ROLES = ("operations manager", "planning lead", "head of logistics", "site manager",
-          "finance controller", "programme director", "scheduling coordinator",
-          "supply chain analyst", "service manager", "chief engineer")
-
-
 def _narrative(t: Teller) -> str:
     return "\n\n".join([t.opening(), t.data(), " ".join(t.rules()),
                         t.goal() + " " + t.ask() + t.closing()])
@@ -713,36 +712,45 @@ def _narrative(t: Teller) -> str:
 
 def _letter(t: Teller) -> str:
     rules = t.rules()
-    greeting = t.pick(_GREETINGS).format(name=person_name(t.rng).split()[0])
+    greeting = t.pick(GREETINGS).format(name=person_name(t.rng).split()[0])
     body = [greeting, t.opening(), t.data(),
-            t.say(("A few things we cannot change:", "Some constraints:",
-                   "Please keep in mind:", "The ground rules:", "What we have to respect:"))
-            + "\n" + "\n".join(f"- {r}" for r in rules),
+            t.pick(LETTER_RULE_LEADS) + "\n" + "\n".join(f"- {r}" for r in rules),
             t.goal() + " " + t.ask() + t.closing(),
-            f"{t.pick(_SIGN_OFFS)}\n" + t.pick(_SIGNATURES).format(
-                name=_person(t), role=t.pick(_ROLES))]
+            f"{t.pick(SIGN_OFFS)}\n" + t.pick(SIGNATURES).format(
+                name=_person(t), role=t.pick(ROLES))]
     return "\n\n".join(body)
 
 
 def _title(t: Teller) -> str:
-    """A heading that names what the statement is about."""
+    """A heading that names what the statement is about (two elements of its largest set,
+    drawn, not always the first)."""
     title = str(t.sm.descriptors.get("title", "")).strip() or "Planning question"
     s = max(t.sm.sets, key=len)
-    names = list(s.elements)[:2]
+    names = list(s.elements) if len(s) <= 2 else \
+        [s.elements[int(k)] for k in sorted(t.rng.choice(len(s), 2, replace=False))]
     noun = plural(entity(t.sm, s.name))
-    return t.pick((f"{title}: {join(names)} and more",
+    low = title[:1].lower() + title[1:]
+    text = t.pick((f"{title}: {names[0]}, {names[-1]} and more",
                    f"{title} for {len(s)} {noun}", f"{title} ({names[0]} and others)",
-                   f"Request: {title.lower()} with {names[0]}",
-                   f"{names[0]}, {names[-1]} and the rest: {title.lower()}",
-                   f"Planning {len(s)} {noun} ({title.lower()})",
+                   f"Request: {low} with {names[0]}",
+                   f"{names[0]}, {names[-1]} and the rest: {low}",
+                   f"Planning {len(s)} {noun} ({low})",
                    f"{title} — question about {names[0]}",
-                   f"Help needed: {title.lower()}, {len(s)} {noun}"))
+                   f"Help needed: {low}, {len(s)} {noun}",
+                   f"{title}, {len(s)} {noun}", f"Our {low} question",
+                   f"{title}: what is the best plan?", f"About our {len(s)} {noun}",
+                   f"{title} (including {names[-1]})"))
+    if not text.startswith(("Request:", "Help needed:")) and t.rng.random() < 0.35:
+        text = t.pick(TITLE_PREFIXES) + text  # a title already led by a label keeps it alone
+    return text
 
 
 def _brief(t: Teller) -> str:
-    return "\n\n".join([f"## {_title(t)}", "### Situation", t.opening(), "### Data", t.data(),
-                        "### Rules", "\n".join(f"- {r}" for r in t.rules()),
-                        "### What we need", t.goal() + " " + t.ask()])
+    style = t.pick(HEADING_STYLES)  # one style of heading through the brief
+    return "\n\n".join([f"## {_title(t)}", heading(t.rng, "situation", style), t.opening(),
+                        heading(t.rng, "data", style), t.data(), heading(t.rng, "rules", style),
+                        "\n".join(f"- {r}" for r in t.rules()), heading(t.rng, "ask", style),
+                        t.goal() + " " + t.ask()])
 
 
 def _question(t: Teller) -> str:
@@ -751,10 +759,11 @@ def _question(t: Teller) -> str:
 
 
 def _ticket(t: Teller) -> str:
-    return "\n\n".join([f"**Subject:** {_title(t)}", f"**Context:** {t.opening()}",
-                        f"**Request:** {t.ask()}", t.data(),
-                        "**Constraints:**\n" + "\n".join(f"- {r}" for r in t.rules()),
-                        f"**Objective:** {t.goal()}"])
+    return "\n\n".join([f"{field(t.rng, 'subject')} {_title(t)}",
+                        f"{field(t.rng, 'context')} {t.opening()}",
+                        f"{field(t.rng, 'request')} {t.ask()}", t.data(),
+                        field(t.rng, "rules") + "\n" + "\n".join(f"- {r}" for r in t.rules()),
+                        f"{field(t.rng, 'goal')} {t.goal()}"])
 
 
 def _person(t: Teller) -> str:

@@ -90,6 +90,10 @@ class Telling:
     # states or implies ("exactly one nurse", "as few hosts as possible")
     auxiliaries: tuple[str, ...] = ()  # variables only the modeller introduces (tour
     # positions, ordering choices): never told
+    presumes: Mapping[str, tuple[str, ...]] = field(default_factory=dict)  # an opening,
+    # context line or fact lead -> the constraint families it takes for granted ("Some
+    # projects only make sense if another goes ahead first": the prerequisites); told only
+    # while the model keeps them in the family's own wording
 
 
 # Requests compose an opener and a task: many shapes from few parts.
@@ -112,23 +116,32 @@ _ASK_TASKS = (
 )
 GENERIC_ASKS = tuple(o + t + e for o, e in _ASK_OPENERS for t in _ASK_TASKS
                      if not (o == "Help us " and (" us " in t or t.startswith("recommend"))))
-# Goal frames by the grammar of what fills them: a noun phrase, "to ..." or "-ing ...".
+# Goal frames by the grammar of what fills them: a noun phrase, a state ("the cost as low as
+# it can be", which only "want" takes), "to ..." or "-ing ...".
 _GOAL_FRAMES = {
     "np": ("We want {x}.", "Our aim is {x}.", "The goal is {x}.", "What matters is {x}.",
            "We are after {x}.", "The target is {x}.", "Above all, we want {x}.",
            "This is about {x}."),
+    "state": ("We want {x}.", "We would like {x}.", "Above all, we want {x}.",
+              "Management wants {x}."),
     "to": ("We want {x}.", "Our aim is {x}.", "The goal is {x}.", "The target is {x}.",
-           "Above all, we want {x}."),
+           "Above all, we want {x}.", "We would like {x}.", "The idea is {x}."),
     "ing": ("Our aim is {x}.", "The goal is {x}.", "What matters is {x}.",
-            "This is about {x}.")}
-_GOAL_MIN = {"np": ("the lowest possible {goal_noun}", "the {goal_noun} as low as it can be",
-                    "the smallest {goal_noun} we can achieve"),
-             "to": ("to bring the {goal_noun} down as far as possible",),
-             "ing": ("minimising the {goal_noun}",)}
-_GOAL_MAX = {"np": ("the highest possible {goal_noun}", "the {goal_noun} as high as it can be",
-                    "the largest {goal_noun} we can achieve"),
-             "to": ("to push the {goal_noun} up as far as possible",),
-             "ing": ("maximising the {goal_noun}",)}
+            "This is about {x}.", "We care about {x}.")}
+_GOAL_MIN = {"np": ("the lowest possible {goal_noun}", "the smallest {goal_noun} we can achieve",
+                    "the lowest {goal_noun} any plan allows"),
+             "state": ("the {goal_noun} as low as it can be", "the {goal_noun} kept to a minimum"),
+             "to": ("to bring the {goal_noun} down as far as possible",
+                    "to keep the {goal_noun} to a minimum",
+                    "to get the {goal_noun} as low as we can"),
+             "ing": ("minimising the {goal_noun}", "keeping the {goal_noun} to a minimum",
+                     "driving the {goal_noun} down as far as it goes")}
+_GOAL_MAX = {"np": ("the highest possible {goal_noun}", "the largest {goal_noun} we can achieve",
+                    "the highest {goal_noun} any plan allows"),
+             "state": ("the {goal_noun} as high as it can be",),
+             "to": ("to push the {goal_noun} up as far as possible",
+                    "to get the {goal_noun} as high as we can"),
+             "ing": ("maximising the {goal_noun}", "pushing the {goal_noun} up as far as it goes")}
 GENERIC_GOALS = {
     sense: tuple(f.format(x=x) for kind, fs in _GOAL_FRAMES.items() for f in fs
                  for x in parts[kind])

@@ -66,10 +66,12 @@ def _table(df: pl.DataFrame) -> str:
 
 def build_report(store: Store,
                  references: Mapping[str, Sequence[str]] | None = None,
-                 review_seed: int = 0) -> Report:
+                 review_seed: int = 0,
+                 classes: Mapping[str, Sequence[str]] | None = None) -> Report:
     """Query the store and lay out the page (``references``: corpora of problem statements,
     by name, the corpus-quality section measures next to the store's; ``review_seed``: the
-    seed of the operator review's sample)."""
+    seed of the operator review's sample; ``classes``: each family's problem classes, for
+    the corpus by class)."""
     import plotly.graph_objects as go
 
     t0 = time.perf_counter()
@@ -92,6 +94,13 @@ def build_report(store: Store,
             go.Heatmap(z=pv.select(forms).to_numpy().tolist(), x=forms,
                        y=pv["family"].to_list(), colorscale="Blues",
                        hovertemplate="%{y} / %{x}: %{z}<extra></extra>"))))
+
+    if classes:
+        by_class = _by_class(store, classes)
+        if by_class.height:
+            tables["classes"] = by_class
+            parts.append(("classes", "Accepted instances and documents by problem class",
+                          _table(by_class)))
 
     diff = _q(store, "SELECT floor(difficulty / 10) * 10 AS bin, coalesce(difficulty_band, '?') "
                      "AS band, count(*) AS n FROM instances WHERE status = 'accepted' AND "
@@ -227,13 +236,30 @@ def _quality(store: Store, references: Mapping[str, Sequence[str]]) -> tuple[Any
     return fig, table
 
 
+def _by_class(store: Store, classes: Mapping[str, Sequence[str]]) -> pl.DataFrame:
+    """Accepted instances and documents per problem class (a family counts in each of its
+    classes; a family the mapping does not know is ``unclassified``)."""
+    per = _q(store, "SELECT coalesce(i.family, 'external') AS family, count(DISTINCT i.id) AS "
+                    "instances, count(d.id) AS documents FROM instances i LEFT JOIN documents d "
+                    "ON d.instance_id = i.id AND d.status = 'accepted' WHERE i.status = "
+                    "'accepted' GROUP BY ALL")
+    rows = [(c, family, n_inst, n_docs) for family, n_inst, n_docs in per.iter_rows()
+            for c in classes.get(family, ("unclassified",))]
+    df = pl.DataFrame(rows, schema={"class": pl.Utf8, "family": pl.Utf8, "instances": pl.Int64,
+                                    "documents": pl.Int64}, orient="row")
+    return df.group_by("class").agg(pl.col("family").sort().str.join(", ").alias("families"),
+                                    pl.col("instances").sum(), pl.col("documents").sum()
+                                    ).sort("class")
+
+
 def write_report(store: Store, output: Path,
                  references: Mapping[str, Sequence[str]] | None = None,
-                 review_seed: int = 0) -> Report:
+                 review_seed: int = 0,
+                 classes: Mapping[str, Sequence[str]] | None = None) -> Report:
     """Build the report and write it atomically."""
     from ortrex.ir.formats.text import write_atomic
 
-    rep = build_report(store, references, review_seed)
+    rep = build_report(store, references, review_seed, classes)
     Path(output).parent.mkdir(parents=True, exist_ok=True)
     write_atomic(output, rep.html.encode("utf-8"))
     return rep

@@ -4,7 +4,8 @@
 * DP / DT: every element name appears; every parameter value appears as often as the data
   holds it; no stray number (one that is neither data, a set size, a constant bound, nor part
   of the model's own wording). DP: each value of a one-index parameter sits next to its
-  element name. DT: every parameter is found cell by cell in a markdown table.
+  element name; a matrix is told entry by entry or pasted as a table. DT: every parameter
+  is found cell by cell in a markdown table.
 * DPS: every named file exists and every file is named; ``data.json`` and each CSV parse and
   hold exactly the instance data; the prose restates no data.
 """
@@ -90,7 +91,7 @@ def _check_numbers(sm: SemanticModel, text: str, report: FidelityReport,
     for p in sm.params:
         if p.name in positions or p.name in derived:
             continue
-        if is_membership(p):  # 0 and 1 are always allowed; a list tells them without digits
+        if p.is_membership:  # 0 and 1 are always allowed; a list tells them without digits
             continue
         for v in _values(p):
             expected[float(v)] += 1
@@ -115,16 +116,26 @@ def _check_labels(sm: SemanticModel, text: str, report: FidelityReport) -> None:
                 return
 
 
-def _check_adjacent(sm: SemanticModel, text: str, report: FidelityReport) -> None:
+def _check_adjacent(sm: SemanticModel, text: str, report: FidelityReport,
+                    labels: dict[str, str]) -> None:
     """DP: each value of a one-index parameter follows its element name closely; each value
-    of a two-index one follows its inner element name, after its outer one."""
+    of a two-index one follows its inner element name, after its outer one, or the matrix is
+    pasted as a table (cell by cell); one of more indices is in a table."""
     positions = sm.position_params()
     sets = sm.set_map
+    tables = parse_tables(text)
     for p in sm.params:
         if p.name in sm.derived_params:
             continue
-        if is_membership(p) and _told_as_lists(p, sm, text):
+        if p.is_membership and _told_as_lists(p, sm, text):
             continue
+        if len(p.index) >= 2 and p.name not in positions and tables:
+            if _in_tables(p, tables, sm, labels):
+                continue
+            if len(p.index) > 2:
+                report.problems.append(f"parameter {p.name!r} is not found, cell by cell, in "
+                                       "any table")
+                return
         if len(p.index) == 2 and p.name not in positions:
             _check_adjacent_2d(p, sm, text, report)
         if len(p.index) == 1 and p.name in positions:
@@ -159,11 +170,6 @@ def _check_position(p: Parameter, sm: SemanticModel, target: str, text: str,
         if not ok:
             report.problems.append(f"{p.name!r} of {e} should be {want}; not found after {e}")
             return
-
-
-def is_membership(p: Parameter) -> bool:
-    """A 0/1 relation between two sets (who covers what), which prose tells as lists."""
-    return len(p.index) == 2 and p.integer and bool(np.isin(p.values, (0.0, 1.0)).all())
 
 
 def _told_as_lists(p: Parameter, sm: SemanticModel, text: str) -> bool:
@@ -253,54 +259,57 @@ def _head(cell: str) -> str:
     return cell.split(" (")[0].strip().lower()
 
 
+def _in_tables(p: Parameter, tables: list[list[list[str]]], sm: SemanticModel,
+               labels: dict[str, str]) -> bool:
+    """Whether some markdown table holds ``p`` cell by cell (under its name or label)."""
+    sets = sm.set_map
+    arr = np.asarray(p.values, dtype=float)
+    names = _names(p, labels)
+    for t in tables:
+        head = t[0]
+        if not p.index:
+            ok = any(r[:2] and _head(r[0]) in names and
+                     _cell_equal(r[1], _cell(p, float(arr), sm))
+                     for r in t[1:] if len(r) >= 2)
+        elif len(p.index) == 1:
+            # Any column the name fits (a new "price" beside a cost labelled "Price").
+            ok = False
+            for col in (k for k, h in enumerate(head) if _head(h) in names):
+                rows = {r[0]: r[col] for r in t[1:] if len(r) > col}
+                ok = all(_cell_equal(rows.get(e, ""), _cell(p, arr[i], sm))
+                         for i, e in enumerate(sets[p.index[0]].elements))
+                if ok:
+                    break
+        elif len(p.index) == 2:
+            if _head(head[0].split(":")[0]) not in names:
+                continue
+            cols = {h: k for k, h in enumerate(head)}
+            rows = {r[0]: r for r in t[1:]}
+            rs, cs = sets[p.index[0]].elements, sets[p.index[1]].elements
+            ok = all(e in rows and c in cols and len(rows[e]) > cols[c] and
+                     _cell_equal(rows[e][cols[c]], _cell(p, arr[i, j], sm))
+                     for i, e in enumerate(rs) for j, c in enumerate(cs))
+        else:
+            if _head(head[-1]) not in names:
+                continue
+            got = {tuple(r[:-1]): r[-1] for r in t[1:]}
+            ok = all(_cell_equal(got.get(tuple(sets[s].elements[i] for s, i in
+                                               zip(p.index, pos, strict=True)), ""),
+                                 _cell(p, arr[pos], sm)) for pos in np.ndindex(arr.shape))
+        if ok:
+            return True
+    return False
+
+
 def _check_tables(sm: SemanticModel, text: str, report: FidelityReport,
                   labels: dict[str, str]) -> None:
     tables = parse_tables(text)
-    sets = sm.set_map
     for p in sm.params:
-        if p.name in sm.derived_params:
-            continue
-        arr = np.asarray(p.values, dtype=float)
-        names = _names(p, labels)
-        ok = False
-        for t in tables:
-            head = t[0]
-            if not p.index:
-                ok = any(r[:2] and _head(r[0]) in names and
-                         _cell_equal(r[1], _cell(p, float(arr), sm))
-                         for r in t[1:] if len(r) >= 2)
-            elif len(p.index) == 1:
-                # Any column the name fits (a new "price" beside a cost labelled "Price").
-                for col in (k for k, h in enumerate(head) if _head(h) in names):
-                    rows = {r[0]: r[col] for r in t[1:] if len(r) > col}
-                    ok = all(_cell_equal(rows.get(e, ""), _cell(p, arr[i], sm))
-                             for i, e in enumerate(sets[p.index[0]].elements))
-                    if ok:
-                        break
-            elif len(p.index) == 2:
-                if _head(head[0].split(":")[0]) not in names:
-                    continue
-                cols = {h: k for k, h in enumerate(head)}
-                rows = {r[0]: r for r in t[1:]}
-                rs, cs = sets[p.index[0]].elements, sets[p.index[1]].elements
-                ok = all(e in rows and c in cols and len(rows[e]) > cols[c] and
-                         _cell_equal(rows[e][cols[c]], _cell(p, arr[i, j], sm))
-                         for i, e in enumerate(rs) for j, c in enumerate(cs))
-            else:
-                if _head(head[-1]) not in names:
-                    continue
-                got = {tuple(r[:-1]): r[-1] for r in t[1:]}
-                ok = all(_cell_equal(got.get(tuple(sets[s].elements[i] for s, i in
-                                                   zip(p.index, pos, strict=True)), ""),
-                                     _cell(p, arr[pos], sm)) for pos in np.ndindex(arr.shape))
-            if ok:
-                break
-        if not ok:
+        if p.name not in sm.derived_params and not _in_tables(p, tables, sm, labels):
             report.problems.append(f"parameter {p.name!r} is not found, cell by cell, in any "
                                    "table")
 
 
-# ---------------------------------------------------------------- files
 def _from_nested(value: Any, p: Parameter, sm: SemanticModel) -> np.ndarray:
     sets = sm.set_map
     target = sm.position_params().get(p.name)
@@ -391,7 +400,7 @@ def check_fidelity(sm: SemanticModel, form: str, text: str,
         _check_labels(sm, text, report)
         _check_numbers(sm, text, report, expect_data=True)
         if form == "DP":
-            _check_adjacent(sm, text, report)
+            _check_adjacent(sm, text, report, labels)
         else:
             _check_tables(sm, text, report, labels)
     elif form == "DPS":

@@ -67,6 +67,12 @@ _WORD_PAIR = re.compile(
     rf"\b(?P<a>{'|'.join(sorted(_PREPOSITIONS | _ARTICLES, key=len, reverse=True))}) "
     rf"(?P<b>{'|'.join(sorted(_FUNCTION, key=len, reverse=True))})\b(?![-/'’\[_])", re.I)
 _NO_NOUN = re.compile(r"\b(?:the|per) ?[,.;!?](?!\w)", re.I)  # "the .", "costs per ."
+# "between X and to Y": a pair's second end with a preposition of its own ("and to" alone is
+# fine: "to Oslo and to Bergen", "from Oslo and from Bergen").
+# A bound word before a name and its number: a lead ("carries at most {items}") whose entries
+# name their element ("at most Lane1 up to 15", "needs at least Protein 50 g").
+_BOUND_NAME = re.compile(r"\b(?:at (?:most|least)|up to) [A-Z][\w-]* (?:up to |at )?\(?\d")
+_PAIR_PREPOSITION = re.compile(r"\bbetween [^.;:,()]{1,40}? and (?:to|from|at|of|in)\b", re.I)
 # Preposition pairs English allows ("log in to", "fit in with"); "on" is often a particle.
 _PAIR_OK = frozenset({("in", "on"), ("in", "to"), ("in", "with")})
 # Prepositions that open a fixed phrase, which may follow another ("of at least 5").
@@ -239,6 +245,10 @@ def _collisions(body: str, add: Add) -> None:
         if bad:
             add(Finding("collision", m.group(0)))
     for m in _NO_NOUN.finditer(body):
+        add(Finding("collision", m.group(0)))
+    for m in _PAIR_PREPOSITION.finditer(body):
+        add(Finding("collision", m.group(0)))
+    for m in _BOUND_NAME.finditer(body):
         add(Finding("collision", m.group(0)))
 
 

@@ -50,6 +50,11 @@ def _scaled(sm: SemanticModel, param: str, factor: float) -> SemanticModel:
                                     else p for p in sm.params))
 
 
+def _reversed(sm: SemanticModel, param: str) -> SemanticModel:
+    return replace(sm, params=tuple(replace(p, values=p.values[::-1].copy()) if p.name == param
+                                    else p for p in sm.params))
+
+
 # Semantic flaws: (family the test corpus draws, change, expected (mistake, family)).
 SEMANTIC: dict[str, tuple[str, Callable[[SemanticModel], SemanticModel], str | None]] = {
     "domain": ("transportation", lambda sm: _var(sm, "x", vtype="I"), "x"),
@@ -73,7 +78,10 @@ SEMANTIC: dict[str, tuple[str, Callable[[SemanticModel], SemanticModel], str | N
         *sm.constraints, ConstraintFamily(
             "total_cap", "Ship no more than the total supply.", (),
             total("s", "S", total("d", "D", V("x", "s", "d"))), "<=", 10_000.0))), None),
-    "coefficients": ("transportation", lambda sm: _scaled(sm, "supply", 0.97), "supply_limit"),
+    # Supplies read off the wrong rows (in reverse order): the statement's own numbers in the
+    # wrong places, as a model misreading a table does; a scaled supply would be numbers the
+    # statement never gives, which grounding rightly calls ungrounded.
+    "coefficients": ("transportation", lambda sm: _reversed(sm, "supply"), "supply_limit"),
 }
 
 # Program flaws: (family, edit of the right program, expected mistake).

@@ -36,6 +36,7 @@ class FeedMix(Family):
 
     name = "feed_mix"
     problem_class = "LP"
+    classes = ("blending/diet",)  # its place in the taxonomy (ortrex families --classes)
     summary = "Mix {F}s at least cost so that every {N} need is met."
     sizes = {"small": {"F": (4, 6), "N": (2, 3)}, "medium": {"F": (6, 12), "N": (3, 5)},
              "large": {"F": (12, 30), "N": (5, 8)}}

@@ -80,3 +80,15 @@ def test_a_part_declared_without_a_role_fails_at_build_time() -> None:
     with pytest.raises(ValueError, match=r"family 'diet': constraint 'c' has no role; declare "
                                          r"it with b\.con\('c', \.\.\., role=\.\.\.\)"):
         b.con("c", "A rule.", (), 0.0, "<=", 1.0)
+
+
+def test_an_index_named_like_a_wordings_value_fails_at_build_time() -> None:
+    # A solution wording fills {v} with the value: an index v made every answer of that
+    # family fail to render ("multiple values for keyword argument 'v'").
+    fam = REGISTRY["diet"]
+    b = Builder(fam, fam.vocabularies[0], {"F": 3, "N": 2}, "small")
+    b.set("F")
+    with pytest.raises(ValueError, match=r"variable 'x' uses index 'v'"):
+        b.var("x", (("v", "F"),), "amount of {F} v", role="quantity")
+    b.var("x", (("f", "F"),), "amount of {F} f", role="quantity")
+    assert [v.name for v in b.vars] == ["x"]

@@ -20,7 +20,7 @@ from ortrex.engine.operators.constraints import _CATALOGUE
 from ortrex.engine.operators.crossover import compatible
 from ortrex.engine.operators.registry import Origin, made_from
 from ortrex.engine.operators.sanity import over_delivery, profit_loop
-from ortrex.ir.expr import Add, Neg, P, V, total
+from ortrex.ir.expr import Add, Neg, P, Param, V, Var, as_expr, total
 from ortrex.ir.semantic import ObjectiveSpec, Parameter, SemanticModel
 from ortrex.store.records import pack_solution
 from tests.samples import verified_parent
@@ -93,11 +93,39 @@ def test_revenue_beyond_demand_is_rejected_and_sales_up_to_demand_accepted() -> 
     out = verify(inst, bad)
     assert "against a demand of" in (over_delivery(bad, inst, out.results[0].x,
                                                    out.results[0].objective) or "")
-    # Revenue per unit made, where demand is met through stock: the plan makes more than is
+
+
+@pytest.mark.parametrize("family", ["production_planning", "lot_sizing"])
+def test_a_demand_met_from_stock_becomes_sales_within_it(family: str) -> None:
+    parent = verified_parent(family)
+    sm, _, values = parent[:3]
+    good = apply("cost_to_profit", sm, values, np.random.default_rng(0)).child
+    # Sales take the demand's place in the stock balance and earn the revenue; a rule (which
+    # the statement tells, unlike a bound) keeps them within the demand.
+    assert good.var_map["sold"].role == "quantity"
+    limit = next(c for c in good.constraints if c.name == "sales_limit")
+    assert limit.sense == "<=" and limit.rhs == P("demand", "p", "t")
+    assert limit.meaning.startswith("Sales stay within the demand")
+    balances = [c for c in good.constraints if c.role == "balance"]
+    assert len(balances) == 2
+    for c in balances:
+        assert "sold" in {e.name for e in c.lhs.walk() if isinstance(e, Var)}
+        assert "demand" not in {e.name for e in as_expr(c.rhs).walk() if isinstance(e, Param)}
+        assert "sales" in c.meaning and "demand" not in c.meaning
+    objective = {e.name for e in good.objective.expr.walk() if isinstance(e, Var)}
+    assert "sold" in objective
+    with made_from(Origin("cost_to_profit", sm, parent[1], parent[3], parent[4])):
+        out = verify(good.ground(), good, heuristics=False)
+    assert out.accepted, out.rejection
+    got = family_values(good, list(good.ground().var_names), out.results[0].x)
+    demand = good.param_map["demand"].values
+    # It sells what pays, no more than is asked for, and keeps nothing at the end.
+    assert (got["sold"] <= demand + 1e-6).all() and got["sold"].sum() < demand.sum()
+    assert np.allclose(got["s"][:, -1], 0.0, atol=1e-6)
+    # The same prices per unit made, the demand still to be met: the plan makes more than is
     # ever sold and keeps it.
-    plan = verified_parent("production_planning")
-    made = apply("cost_to_profit", plan[0], plan[2], np.random.default_rng(0)).child
-    out = verify(made.ground(), made)
+    bad = _profit(sm, good.param_map["price"].values)
+    out = verify(bad.ground(), bad)
     assert out.rejection is not None and out.rejection.reason == "postcheck:over_delivery"
     assert "left in stock at the end" in out.rejection.detail
 
@@ -214,3 +242,97 @@ def test_the_mutate_job_stores_the_sanity_rejection(telling: bool) -> None:
     rec = mutate_task(task).record
     assert rec is not None and not rec.accepted
     assert rec.reason == "postcheck:constant_term" and "every feasible plan" in rec.detail
+
+
+def _in_domain(family: str, domain: str, size: str = "small") -> SemanticModel:
+    """The first sample of ``family`` told in ``domain``."""
+    return next(sm for k in range(200)
+                if (sm := REGISTRY[family].sample(np.random.default_rng(k), size)).domain == domain)
+
+
+def test_a_crossover_never_limits_what_the_knapsack_already_limits() -> None:
+    a = _in_domain("knapsack_01", "computing")
+    b = _in_domain("knapsack_multidim", "computing")
+    r = b.set_map["R"]
+    # The second parent's resources: the cache's own storage among them.
+    clash = replace(b, sets=tuple(replace(s, elements=("Storage", "Bandwidth", "Memory")[:len(s)])
+                                  if s.name == "R" else s for s in b.sets))
+    assert len(r) >= 2 and a.descriptors["words"]["cap_word"] == "storage"
+    child = apply("crossover", a, {}, np.random.default_rng(0), clash).child
+    kept = child.set_map["R"].elements
+    assert "Storage" not in kept and kept == ("Bandwidth", "Memory")[:len(r) - 1]
+    assert child.param_map["use"].values.shape == (len(kept), len(a.set_map["I"]))
+    # Its twin without the clash keeps every resource.
+    twin = replace(b, sets=tuple(replace(s, elements=("Bandwidth", "Memory", "Compute")[:len(s)])
+                                 if s.name == "R" else s for s in b.sets))
+    child = apply("crossover", a, {}, np.random.default_rng(0), twin).child
+    assert child.set_map["R"].elements == twin.set_map["R"].elements
+
+
+def test_revenue_is_never_earned_on_opening_a_site() -> None:
+    # Facility location's only priceable family is the sites opened, which switch service
+    # on: revenue per site opened pays for opening everything.
+    for family in ("facility_location", "facility_location_cap"):
+        sm, _, values = verified_parent(family)[:3]
+        with pytest.raises(NotApplicable, match="not a site others need open"):
+            apply("cost_to_profit", sm, values, np.random.default_rng(0))
+    # A choice that switches nothing on still earns (a handling charge reads as a choice).
+    sm, _, values = verified_parent("knapsack_01")[:3]
+    made = apply("objective_secondary", sm, values, np.random.default_rng(0)).child
+    assert made.params[-1].description.startswith("handling charge when a")
+
+
+def test_a_blend_sold_is_priced_per_unit_of_the_blend() -> None:
+    parent = verified_parent("blending")
+    sm, _, values = parent[:3]
+    child = apply("cost_to_profit", sm, values, np.random.default_rng(0)).child
+    price = child.params[-1]
+    # One product made of its parts: one price, on the whole amount blended, within the
+    # amount the market takes.
+    assert price.index == () and price.description.startswith("revenue per ")
+    total_amount = next(c for c in child.constraints if c.name == "total_amount")
+    assert total_amount.sense == "<="
+    with made_from(Origin("cost_to_profit", sm, parent[1], parent[3], parent[4])):
+        out = verify(child.ground(), child, heuristics=False)
+    assert out.accepted, out.rejection
+    inst, cost = child.ground(), parent[1]
+    assert inst.var_names == cost.var_names
+    x = out.results[0].x
+    blended = float(x.sum())
+    assert blended <= float(sm.param_map["amount"].values) + 1e-6
+    # The profit is the one price on all of it, less what the parent paid for the plan.
+    assert out.objective == pytest.approx(float(price.values) * blended - float(cost.obj @ x),
+                                          rel=1e-6)
+
+
+def test_moved_data_is_written_as_the_parent_writes_it() -> None:
+    # Demands in whole boxes stay whole boxes (never 37.9863 boxes); costs keep their cents.
+    sm, _, values = verified_parent("transportation")[:3]
+    for seed in range(4):
+        child = apply("shift_requirements", sm, values, np.random.default_rng(seed)).child
+        demand = child.param_map["demand"].values
+        assert np.array_equal(demand, np.round(demand))
+        assert not np.array_equal(demand, sm.param_map["demand"].values)
+        scaled = apply("scale_data", sm, values, np.random.default_rng(seed))
+        p = scaled.child.param_map[scaled.params["parameter"]].values
+        assert np.array_equal(p, np.round(p, 2))
+
+
+def test_an_option_caps_each_entry_at_its_own_bound() -> None:
+    # Copies of a project are capped by those available: the option's cap is the same per
+    # project, never one figure above every bound that could never bind.
+    sm, _, values = verified_parent("knapsack_bounded")[:3]
+    child = apply("on_off_binaries", sm, values, np.random.default_rng(0)).child
+    cap = next(p for p in child.params if p.name.startswith("big_m_use"))
+    assert np.array_equal(cap.values, sm.param_map["copies"].values)
+
+
+def test_no_minimum_or_share_of_a_flow_summed_over_its_arcs() -> None:
+    # Summed over the lanes a route takes, a flow counts once per lane: a minimum of it asks
+    # for detours. Capacities per lane, summed over the commodities, stay.
+    sm, _, values = verified_parent("multicommodity_flow")[:3]
+    for kind in ("minimum_service", "ratio"):
+        with pytest.raises(NotApplicable, match="quantity family"):
+            _CATALOGUE[kind](Context(sm, values, np.random.default_rng(0)))
+    cap = _CATALOGUE["capacity"](Context(sm, values, np.random.default_rng(0))).child
+    assert cap.constraints[-1].forall[0][1] == "A"

@@ -75,15 +75,17 @@ def test_an_integral_relaxation_is_trivial_unless_the_family_is_unimodular() -> 
     # A path of three elements (no odd cycle): the LP relaxation picks the middle set whole.
     path = np.array([[1, 0, 0], [1, 1, 0], [0, 1, 1]], dtype=float)
     small = set_cover(path, np.array([10.0, 10.0, 30.0]))
-    # At the small size (a textbook exercise) it is only flagged...
-    out = verify(small.ground(), small)
-    assert "lp_relaxation_integral" in out.flags and out.accepted, out.rejection
-    # ... from medium on it is rejected.
-    sm = dataclasses.replace(small, descriptors={**small.descriptors, "size": "medium"})
-    out = verify(sm.ground(), sm)
-    assert "lp_relaxation_integral" in out.flags
-    assert not out.accepted and out.rejection.reason == "trivial"
-    assert "LP relaxation is integral" in out.rejection.detail
+    # Rejected at every size, a small one (a textbook exercise) included.
+    for size in SIZES:
+        sm = dataclasses.replace(small, descriptors={**small.descriptors, "size": size})
+        out = verify(sm.ground(), sm)
+        assert "lp_relaxation_integral" in out.flags
+        assert not out.accepted and out.rejection.reason == "trivial", size
+        assert "LP relaxation is integral" in out.rejection.detail
+    # Its twin on the odd cycle (relaxation at 1/2 each, 15 < 21) is accepted and not flagged.
+    twin = set_cover(CYCLE, np.array([10.0, 11.0, 12.0]))
+    out = verify(twin.ground(), twin)
+    assert out.accepted and "lp_relaxation_integral" not in out.flags, out.rejection
     # The same integral relaxation in an assignment (totally unimodular) is its nature.
     assert REGISTRY["assignment"].natural_integrality.startswith("totally unimodular")
     assert not REGISTRY["set_cover"].natural_integrality
@@ -95,10 +97,12 @@ def test_an_integral_relaxation_is_trivial_unless_the_family_is_unimodular() -> 
     x[:2] = 1.0
     model = sm.ground()
     assert triviality_filter(model, sm, x, relaxation_integral=True) is None
-    renamed = dataclasses.replace(sm, family="unknown_family",
-                                  descriptors={**sm.descriptors, "size": "large"})
-    rej = triviality_filter(model, renamed, x, relaxation_integral=True)
-    assert rej is not None and rej.reason == "trivial"
+    for size in SIZES:
+        renamed = dataclasses.replace(sm, family="unknown_family",
+                                      descriptors={**sm.descriptors, "size": size})
+        rej = triviality_filter(model, renamed, x, relaxation_integral=True)
+        assert rej is not None and rej.reason == "trivial", size
+        assert triviality_filter(model, renamed, x, relaxation_integral=False) is None
 
 
 def test_a_single_nonzero_decision_is_trivial() -> None:
@@ -130,6 +134,24 @@ def test_samplers_avoid_the_trivial_bounds() -> None:
                 w, c = ks.param_map["weight"].values, float(ks.param_map["capacity"].values)
                 copies = ks.param_map["copies"].values if name == "knapsack_bounded" else 1.0
                 assert w.max() <= c < (w * copies).sum()
+
+
+def test_capital_budgeting_projects_spend_when_they_start_and_never_nothing() -> None:
+    """Every project needs money in its first year and until its build is done, zeros only
+    after it (a project of no cost is no decision); the instances stay solvable."""
+    accepted = 0
+    for size in SIZES:
+        for k in range(25):
+            sm = REGISTRY["capital_budgeting"].sample(task_seed(4, k), size)
+            spend = sm.param_map["spend"].values
+            assert (spend[:, 0] >= 5).all(), spend
+            assert (spend.sum(axis=1) >= 5).all()
+            building = spend > 0
+            # Once a project stops spending it never spends again: no gap, no late start.
+            assert not (~building[:, :-1] & building[:, 1:]).any(), spend
+        out = verify(sm.ground(), sm)
+        accepted += out.accepted
+    assert accepted >= 2
 
 
 SURVIVAL_SEEDS = 6

@@ -4,6 +4,7 @@ channel of the SFT example; clean English."""
 
 from __future__ import annotations
 
+import ast
 import re
 
 import numpy as np
@@ -13,8 +14,10 @@ from ortrex.engine.families import REGISTRY
 from ortrex.ir.expr import Param, as_expr
 from ortrex.render.data import number
 from ortrex.render.documents import Solution, sft_example, thinking
+from ortrex.render.language import plural
 from ortrex.render.program import gurobipy_program
 from ortrex.render.statement import render_statement
+from ortrex.render.telling import entity
 from ortrex.verifiers.language import check_language
 
 
@@ -44,10 +47,20 @@ def test_reasoning_justifies_every_part_with_the_data(family: str) -> None:
             lo, hi = g.row_lower[rows[0]], g.row_upper[rows[0]]
             rhs = lo if np.isfinite(lo) else hi
             assert _num(float(rhs)) in text, (c.name, rhs)
+    code = re.findall(r"`([^`]*)`", text)
     for name, expr in sm.derived_params.items():  # every big-M and count, with its derivation
-        assert expr in text, name
+        assert f"`{name}`" in text, name
         first = float(np.asarray(sm.param_map[name].values).reshape(-1)[0])
         assert _num(first) in text, name
+        # Told in words, with every parameter it reads named as code.
+        read = {n.id for n in ast.walk(ast.parse(expr)) if isinstance(n, ast.Name)}
+        for p in read & set(sm.param_map):
+            assert f"`{p}`" in text, (name, p)
+        for s in read & set(sm.set_map):  # a count of a set is said as one
+            if f"range(len({s}))" not in expr:
+                assert f"number of {plural(entity(sm, s))}" in text, (name, s)
+    # No comprehension is quoted as if it were prose's code.
+    assert not [c for c in code if " for " in c and " in " in c], family
     for key, sentence in st.account.items():  # the statement's own words
         if key == "objective" or key in {c.name for c in sm.constraints}:
             assert sentence.strip() in text, key

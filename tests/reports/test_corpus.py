@@ -54,3 +54,23 @@ def test_report_on_an_empty_store(tmp_path: Path) -> None:
     with Store(tmp_path / "e.duckdb", create=True) as s:
         rep = write_report(s, tmp_path / "empty.html")
     assert rep.sections == ["counts"] and "Store contents" in rep.html
+
+
+def test_report_counts_the_corpus_by_problem_class(tmp_path: Path) -> None:
+    with Store(tmp_path / "c.duckdb", create=True) as s:
+        run_job(s, JobSpec(("knapsack_01", "facility_location"), 8, seed=3))
+        run_render(s, RenderSpec(forms=("DP",), kinds=("sft",)), decontaminator=None)
+        accepted = dict(s.query("SELECT family, count(*) FROM instances WHERE status = "
+                                "'accepted' GROUP BY ALL").iter_rows())
+        docs = dict(s.query("SELECT i.family, count(*) FROM documents d JOIN instances i ON "
+                            "i.id = d.instance_id WHERE d.status = 'accepted' GROUP BY ALL"
+                            ).iter_rows())
+        # facility_location is left out of the mapping: it is counted as unclassified.
+        classes = {"knapsack_01": ("packing/knapsack", "logic/implication")}
+        rep = write_report(s, tmp_path / "c.html", classes=classes)
+    assert set(accepted) == {"knapsack_01", "facility_location"}, accepted
+    table = {r[0]: r[1:] for r in rep.tables["classes"].iter_rows()}
+    k, f = "knapsack_01", "facility_location"
+    assert table["packing/knapsack"] == table["logic/implication"] == (k, accepted[k], docs[k])
+    assert table["unclassified"] == (f, accepted[f], docs[f])
+    assert 'id="classes"' in rep.html and "packing/knapsack" in rep.html

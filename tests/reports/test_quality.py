@@ -6,6 +6,7 @@ from ortrex.reports.quality import (
     declares_variables,
     distinct_n,
     measure,
+    prose,
     sentences,
     skeleton,
     tokens,
@@ -66,3 +67,27 @@ def test_measure_on_a_hand_made_corpus() -> None:
     twice = measure(texts * 2, ["t", "t", "k"] * 2, tokens_budget=10_000)
     assert twice.distinct_4 < q.distinct_4  # repetition lowers distinct-n
     assert twice.vocabulary == q.vocabulary
+
+
+def test_table_rows_are_data_not_language() -> None:
+    table = "| Depot | Cost (USD) |\n|---|---|\n| Oslo | 12 |\n| Bergen | 7 |\n"
+    text = "Each depot has a fixed cost.\n" + table + "Which depots should we open?"
+    assert prose(text) == "Each depot has a fixed cost.\nWhich depots should we open?"
+    q = measure([text], tokens_budget=10_000)
+    assert q.sample_tokens == len(tokens(prose(text))) == 13
+    assert q.vocabulary == len(set(tokens(prose(text))))
+    # Two statements alike but for their tables read as one statement twice.
+    other = text.replace("| 12 |", "| 99 |").replace("Bergen", "Tromso")
+    assert measure([text, other], tokens_budget=10_000).distinct_4 == \
+        measure([text, text], tokens_budget=10_000).distinct_4 == 0.5
+
+
+def test_n_gram_measures_are_the_mean_of_seeded_draws() -> None:
+    # A budget of one statement: each draw holds one of the two, so the mean lies between.
+    a = "one two three four five six seven"
+    b = "one one one one one one one"
+    da, db = (measure([t], tokens_budget=1).distinct_4 for t in (a, b))
+    mixed = measure([a, b], tokens_budget=1, seed=3).distinct_4
+    assert (da, db) == (1.0, 0.25)
+    assert db < mixed < da
+    assert mixed == measure([a, b], tokens_budget=1, seed=3).distinct_4  # seeded

@@ -25,17 +25,17 @@ def test_cpt_then_sft_on_a_real_export(corpus: dict[str, Path], store: Path, tmp
     mix = f"0.8 {corpus['cpt']} 0.2 {corpus['general']}"
     assert main(train_args(corpus, cpt, "--data", mix, "--valid", f"general={corpus['general']}",
                            "--valid", f"or={corpus['heldout']}", "--eval-samples", "2",
-                           steps=6, db=store)) == 0
+                           steps=8, db=store)) == 0
     out = capsys.readouterr().out
     assert "MFU" in out and "tokens / s" in out and "valid loss general" in out
     cl = losses(cpt)
-    assert len(cl) == 6 and np.mean(cl[-2:]) < np.mean(cl[:2]) - 0.2, cl
+    assert len(cl) == 8 and np.mean(cl[-2:]) < np.mean(cl[:2]) - 0.2, cl
     rows = read_log(cpt)
     first, last = rows[0], [x for x in rows if "valid/general" in x][-1]
-    assert first["step"] == 0 and last["step"] == 6
+    assert first["step"] == 0 and last["step"] == 8
     assert last["valid/general"] < first["valid/general"] - 0.05, (first, last)
     assert (cpt / "loss.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
-    step = cpt / "checkpoints" / "step_0000006"
+    step = cpt / "checkpoints" / "step_0000008"
     assert (step / ".metadata").is_file() and (step / "config.json").is_file()
 
     sft = tmp_path / "sft"

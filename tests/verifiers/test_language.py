@@ -79,7 +79,11 @@ FAMILIES = {
                "Our citiess grow.", "Two Technologys compete.", "The buzzs fade."],
     "collision": ["Each shift is open for in the morning.", "The cost of to a route.",
                   "We ship from to each store.", "the of each depot", "We book a the room.",
-                  "Stock is available at in the store.", "Demand for the .", "It costs per ."],
+                  "Stock is available at in the store.", "Demand for the .", "It costs per .",
+                  "The distance between Oslo and to Bergen is 5 km.",
+                  "Trains run between 6am and to 9am.",
+                  "Each lane carries at most Lane1 up to 15 containers.",
+                  "Each day a patient needs at least Protein 50 g.", "We take up to Book1 (3)."],
     "lowercase-i": ["i think we can do better.", "Since i moved here, sales rose.",
                     "Yes, i'm sure.", "This is the plan i've drawn."],
     "parenthetical": ["Our depots are (North, South and East) three in all.",
@@ -106,6 +110,8 @@ CLEAN = [
     "For product i, where i is any product, set x for i in the range.",
     "The sizes (in cm) are these: 12, 15 and 18. The depots (North and South) ship pallets.",
     "Wait... the list goes on, and on.",
+    "Each lane carries at most 15 containers; Lane1 up to 15, Lane2 at most 9.",
+    "We ship to Oslo and to Bergen, between Monday and Friday, from Hamburg and from Bremen.",
     "Pick Q1, Q2 or Q3; Wk3 is a holiday; shifts start at 10:30.",
     "We want the number of trucks as low as it can be, and the fleet as small as it can be.",
     "I need a plan. I'm sure it helps. So I ask: can you help?",
@@ -193,6 +199,19 @@ def test_the_pluraliser_never_pluralises_a_plural() -> None:
                          ("bus", "buses"), ("status", "statuses"), ("analysis", "analyses"),
                          ("city", "cities"), ("process", "processes"), ("area", "areas")):
         assert plural(single) == many and plural(many) == many, (single, plural(single))
+
+
+def test_rates_and_unit_symbols_keep_their_plural_right() -> None:
+    # "containerss a week", "Gbit/ss", "MMcf/days", "kWhs": a rate's head, or a symbol.
+    for rate, many in (("containers a week", "containers a week"),
+                       ("container a week", "containers a week"),
+                       ("megalitre a day", "megalitres a day"),
+                       ("hour each day", "hours each day"),
+                       ("Gbit/s", "Gbit/s"), ("MMcf/day", "MMcf/day"), ("kWh", "kWh"),
+                       ("MWh", "MWh"), ("TEU", "TEU"), ("cost unit per Gbit/s",
+                                                      "cost units per Gbit/s")):
+        assert plural(rate) == many, (rate, plural(rate))
+    assert check_language("We ship 40 containerss a week.").findings
 
 
 def test_a_unit_agrees_with_one_at_its_head() -> None:

@@ -8,12 +8,18 @@ from ortrex.engine.families import (  # noqa: F401 - importing registers the fam
     energy,
     facility,
     finance,
+    inventory,
     knapsack,
     networks,
+    pairing,
     production,
     routing,
     scheduling,
+    shops,
+    siting,
     transportation,
+    vehicles,
+    word_problems,
 )
 from ortrex.engine.families.base import REGISTRY, SIZES, Family, Vocabulary
 

@@ -13,6 +13,7 @@ class Assignment(Family):
     """Linear assignment with binary variables (the LP relaxation is integral: flagged)."""
 
     name = "assignment"
+    classes = ("assignment/linear",)
     problem_class = "BIP"
     summary = "Assign each {T} to exactly one {W} at minimum total cost."
     sizes = {"small": {"T": (3, 5), "extra": (0, 2)}, "medium": {"T": (6, 15), "extra": (0, 5)},

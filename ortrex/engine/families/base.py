@@ -9,6 +9,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
+from ortrex.engine.families.taxonomy import check_classes
 from ortrex.ir.expr import Cond, Expr
 from ortrex.ir.roles import CONSTRAINT_ROLES, VARIABLE_ROLES
 from ortrex.ir.semantic import (
@@ -24,6 +25,7 @@ from ortrex.render.language import fill_words
 from ortrex.render.names import element_names, name_kind
 
 SIZES = ("small", "medium", "large")
+_RESERVED_INDICES = frozenset({"v"})  # a solution wording's value
 
 
 @dataclass(frozen=True)
@@ -53,6 +55,7 @@ class Family:
 
     name: ClassVar[str]
     problem_class: ClassVar[str]  # LP, MILP, BIP (pure binary) or QP
+    classes: ClassVar[tuple[str, ...]] = ()  # its classes in ``taxonomy.CLASSES`` (area/class)
     summary: ClassVar[str]
     sizes: ClassVar[Mapping[str, Mapping[str, tuple[int, int]]]]
     vocabularies: ClassVar[tuple[Vocabulary, ...]]
@@ -147,6 +150,12 @@ class Builder:
         """A variable family with its role (``ortrex.ir.roles``; a yes/no decision's unit is
         ``0/1``)."""
         unit = unit or ("0/1" if vtype == "B" else "")
+        for index, _ in dims:
+            # Solution wordings fill {v} with a decision's value and {<index>} with its
+            # element: an index named v would collide with the value.
+            if index in _RESERVED_INDICES:
+                raise ValueError(f"family {self.family.name!r}: variable {name!r} uses index "
+                                 f"{index!r}, which solution wordings reserve; pick another")
         self.vars.append(VariableFamily(name, dims, vtype, lb, ub, where,
                                         self.vocab.fill(description), self.vocab.fill(unit),
                                         self._role("variable", name, role)))
@@ -196,6 +205,7 @@ def register(cls: type[Family]) -> type[Family]:
         raise ValueError(f"family {cls.name!r} needs at least 3 vocabularies")
     if set(cls.sizes) != set(SIZES):
         raise ValueError(f"family {cls.name!r} must define sizes {SIZES}")
+    check_classes(cls.name, cls.classes)
     REGISTRY.add(cls.name, cls(), "family")
     return cls
 

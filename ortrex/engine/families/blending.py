@@ -40,6 +40,7 @@ class Blending(Family):
     """Blending LP; quality limits are ratios to the total amount blended."""
 
     name = "blending"
+    classes = ("blending/blending",)
     problem_class = "LP"
     summary = "Blend {I}s into {amount} of product so that every {A} stays within its range."
     sizes = {"small": {"I": (4, 6), "A": (2, 4)}, "medium": {"I": (6, 15), "A": (3, 6)},
@@ -108,6 +109,7 @@ class Diet(Family):
     """Diet problem: cheapest menu meeting every nutrient requirement."""
 
     name = "diet"
+    classes = ("blending/diet",)
     problem_class = "LP"
     summary = "Choose amounts of {F}s that meet every {N} requirement at least cost."
     sizes = {"small": {"F": (4, 8), "N": (3, 5)}, "medium": {"F": (8, 25), "N": (4, 8)},

@@ -66,6 +66,7 @@ class SetCover(Family):
         return None
 
     name = "set_cover"
+    classes = ("covering/set_cover",)
     problem_class = "BIP"
     summary = "Pick the cheapest {S}s such that every {U} is covered."
     sizes = {"small": {"U": (5, 9), "S": (5, 9)}, "medium": {"U": (15, 40), "S": (10, 40)},
@@ -95,6 +96,7 @@ class SetPacking(Family):
     """Weighted set packing."""
 
     name = "set_packing"
+    classes = ("covering/set_packing",)
     problem_class = "BIP"
     summary = "Pick {S}s of greatest {benefit} that never share a {U}."
     sizes = {"small": {"U": (5, 9), "S": (5, 9)}, "medium": {"U": (15, 40), "S": (10, 40)},
@@ -128,6 +130,7 @@ class BinPacking(Family):
     """Bin packing with bins opened in order (symmetry breaking)."""
 
     name = "bin_packing"
+    classes = ("packing/bin_packing",)
     problem_class = "BIP"
     summary = "Pack all {I}s into as few {B}s as possible."
     sizes = {"small": {"I": (4, 6)}, "medium": {"I": (7, 10)}, "large": {"I": (10, 13)}}

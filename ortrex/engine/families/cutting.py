@@ -34,6 +34,7 @@ class CuttingStock(Family):
     """Cutting stock: cut stock rolls with patterns to meet orders using the fewest rolls."""
 
     name = "cutting_stock"
+    classes = ("packing/cutting_stock",)
     problem_class = "MILP"
     summary = "Cut standard {R} stock with patterns to meet orders for {I}s, using the fewest."
     sizes = {"small": {"I": (2, 3), "extra": (1, 3)}, "medium": {"I": (4, 8), "extra": (5, 15)},

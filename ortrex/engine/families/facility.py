@@ -39,6 +39,7 @@ class FacilityUncapacitated(Family):
     """Uncapacitated facility location."""
 
     name = "facility_location"
+    classes = ("location/facility", "cost/fixed_charge")
     problem_class = "MILP"
     summary = "Open {F}s and assign every {C} to an open one, minimising fixed plus service cost."
     sizes = {"small": {"F": (3, 5), "C": (5, 8)}, "medium": {"F": (5, 12), "C": (10, 30)},
@@ -82,6 +83,7 @@ class FacilityCapacitated(Family):
     """Capacitated facility location (single-source relaxed: shares are continuous)."""
 
     name = "facility_location_cap"
+    classes = ("location/facility", "cost/fixed_charge")
     problem_class = "MILP"
     summary = "Open {F}s of limited capacity and split every {C}'s demand among open ones."
     sizes = {"small": {"F": (2, 4), "C": (4, 6)}, "medium": {"F": (4, 7), "C": (8, 15)},

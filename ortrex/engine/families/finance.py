@@ -16,6 +16,7 @@ class CapitalBudgeting(Family):
     """Multi-period capital budgeting; some projects require others."""
 
     name = "capital_budgeting"
+    classes = ("finance/capital_budgeting", "logic/implication")
     problem_class = "BIP"
     summary = "Select {J}s of greatest value within yearly budgets, respecting prerequisites."
     sizes = {"small": {"J": (4, 6), "Y": (2, 3), "D": (1, 2)},
@@ -49,7 +50,13 @@ class CapitalBudgeting(Family):
         nJ, nY, nD = b.dims["J"], b.dims["Y"], b.dims["D"]
         b.set("J")
         b.set("Y")
-        spend = rounded(rng.uniform(1, 20, (nJ, nY)) * (rng.random((nJ, nY)) < 0.8), 1)
+        # A project spends from its first year to the end of its build (the whole horizon
+        # for most), nothing once it is built: never a year of nothing before the work is done,
+        # never a project that costs nothing; the first year's outlay is the largest share.
+        build = np.where(rng.random(nJ) < 0.6, nY, rng.integers(1, max(nY, 2), nJ))
+        building = np.arange(nY)[None, :] < build[:, None]
+        outlay = np.column_stack([rng.uniform(5, 20, nJ), rng.uniform(2, 20, (nJ, nY - 1))])
+        spend = rounded(outlay * building, 1)
         value = rounded(spend.sum(axis=1) * rng.uniform(1.1, 2.0, nJ) + 1, 1)
         pairs = set()
         while len(pairs) < nD:
@@ -85,6 +92,7 @@ class Portfolio(Family):
     """Markowitz mean-variance portfolio: least variance for a required return (convex QP)."""
 
     name = "portfolio"
+    classes = ("finance/portfolio", "nonlinear/qp")
     problem_class = "QP"
     summary = "Split a budget over {A}s to reach a target return with the least risk."
     sizes = {"small": {"A": (3, 5)}, "medium": {"A": (8, 20)}, "large": {"A": (30, 80)}}

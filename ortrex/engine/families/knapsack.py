@@ -52,6 +52,7 @@ class Knapsack01(_Knapsack):
     """0-1 knapsack."""
 
     name = "knapsack_01"
+    classes = ("packing/knapsack",)
     problem_class = "BIP"
     summary = "Choose {I}s of greatest total {value} whose total {weight} fits the capacity."
     sizes = {"small": {"I": (6, 12)}, "medium": {"I": (15, 40)}, "large": {"I": (60, 200)}}
@@ -79,6 +80,7 @@ class KnapsackBounded(_Knapsack):
     """Bounded knapsack: several copies of each item."""
 
     name = "knapsack_bounded"
+    classes = ("packing/knapsack",)
     problem_class = "MILP"
     summary = "Choose how many copies of each {I} to take, within the capacity."
     sizes = {"small": {"I": (4, 8)}, "medium": {"I": (10, 30)}, "large": {"I": (50, 200)}}
@@ -116,6 +118,7 @@ class KnapsackMultidim(_Knapsack):
     """Multi-dimensional 0-1 knapsack."""
 
     name = "knapsack_multidim"
+    classes = ("packing/knapsack",)
     problem_class = "BIP"
     summary = "Choose {I}s of greatest {value} within several {R} limits at once."
     sizes = {"small": {"I": (6, 10), "R": (2, 3)}, "medium": {"I": (10, 15), "R": (2, 3)},

@@ -68,6 +68,7 @@ class MinCostFlow(Family):
     """Min-cost flow with arc capacities and node supplies."""
 
     name = "min_cost_flow"
+    classes = ("network/min_cost_flow",)
     problem_class = "LP"
     summary = "Send {goods} from supply {N}s to demand {N}s at least cost within {A} capacities."
     sizes = {"small": {"N": (5, 7), "extra": (3, 6)}, "medium": {"N": (8, 20), "extra": (10, 40)},
@@ -105,6 +106,7 @@ class MaxFlow(Family):
     """Maximum flow from the first node to the last."""
 
     name = "max_flow"
+    classes = ("network/max_flow",)
     problem_class = "LP"
     summary = "Push as much {goods} as possible from the first {N} to the last."
     sizes = {"small": {"N": (5, 7), "extra": (3, 6)}, "medium": {"N": (8, 20), "extra": (10, 40)},
@@ -135,6 +137,7 @@ class ShortestPath(Family):
     """Shortest path as an LP: one unit from the first node to the last."""
 
     name = "shortest_path"
+    classes = ("routing/shortest_path",)
     problem_class = "LP"
     summary = "Find the shortest route from the first {N} to the last along {A}s."
     sizes = {"small": {"N": (5, 8), "extra": (4, 8)}, "medium": {"N": (10, 30), "extra": (20, 60)},
@@ -169,6 +172,7 @@ class MultiCommodityFlow(Family):
     """Multi-commodity flow sharing arc capacities."""
 
     name = "multicommodity_flow"
+    classes = ("network/multicommodity",)
     problem_class = "LP"
     summary = "Route several {K}s through shared {A}s at least cost."
     sizes = {"small": {"N": (4, 6), "extra": (3, 6), "K": (2, 3)},

@@ -74,6 +74,7 @@ class ProductionPlanning(Family):
     """Multi-period production planning LP with inventory balance."""
 
     name = "production_planning"
+    classes = ("planning/production",)
     problem_class = "LP"
     summary = "Plan production of {P}s over {T}s, trading making costs against holding stock."
     sizes = {"small": {"P": (2, 4), "T": (3, 5)}, "medium": {"P": (3, 8), "T": (6, 12)},
@@ -96,6 +97,7 @@ class LotSizing(Family):
     """Capacitated lot sizing: a setup (binary) before any production, big-M linking."""
 
     name = "lot_sizing"
+    classes = ("inventory/lot_sizing", "cost/fixed_charge")
     problem_class = "MILP"
     summary = "Decide in which {T}s to set up for each {P}, and how much to make."
     sizes = {"small": {"P": (2, 3), "T": (3, 4)}, "medium": {"P": (3, 5), "T": (5, 8)},

@@ -13,6 +13,7 @@ class TSP(Family):
     """TSP (MTZ formulation); the first node is the depot."""
 
     name = "tsp_mtz"
+    classes = ("routing/tsp",)
     problem_class = "MILP"
     summary = "Visit every {N} once in a closed tour of least {measure}, starting at the first."
     sizes = {"small": {"N": (4, 5)}, "medium": {"N": (5, 6)}, "large": {"N": (7, 8)}}

@@ -13,6 +13,7 @@ class SingleMachine(Family):
     """Single-machine scheduling: minimise weighted completion time with release dates."""
 
     name = "machine_scheduling"
+    classes = ("scheduling/single_machine",)
     problem_class = "MILP"
     summary = "Sequence {J}s on one {M}, minimising weighted completion time."
     sizes = {"small": {"J": (3, 4)}, "medium": {"J": (5, 6)}, "large": {"J": (6, 7)}}
@@ -67,6 +68,7 @@ class ShiftScheduling(Family):
     """Workforce scheduling: staff shifts covering demand in every period (integer)."""
 
     name = "shift_scheduling"
+    classes = ("scheduling/rostering",)
     problem_class = "MILP"
     summary = "Choose how many staff start each {S} so that every {T} is covered."
     sizes = {"small": {"T": (4, 6)}, "medium": {"T": (8, 12)}, "large": {"T": (24, 48)}}

@@ -13,6 +13,7 @@ class Transportation(Family):
     """Classic transportation LP."""
 
     name = "transportation"
+    classes = ("transportation/transportation",)
     problem_class = "LP"
     summary = "Ship goods from {S} sites to {D} sites at minimum cost."
     sizes = {"small": {"S": (2, 4), "D": (3, 6)}, "medium": {"S": (4, 10), "D": (6, 20)},

@@ -183,9 +183,28 @@ def load_bearing_sets(sm: SemanticModel) -> set[str]:
     return out
 
 
+def written_decimals(values: np.ndarray, most: int = 4) -> int:
+    """How many decimals the finite ``values`` are written with (at most ``most``)."""
+    fin = np.asarray(values, dtype=np.float64)
+    fin = fin[np.isfinite(fin)]
+    return next((d for d in range(most) if np.all(np.abs(fin - np.round(fin, d)) < 1e-9)),
+                most)
+
+
 def round_like(p: Parameter, values: np.ndarray) -> np.ndarray:
-    """Values rounded as the parameter is written (whole numbers for integer data)."""
-    return np.round(values) if p.integer else np.round(values, 4)
+    """Values rounded as the parameter is written: whole numbers for integer data, else to
+    the decimals its data shows (demands in whole boxes stay whole: never 37.9863 boxes),
+    with the digits more a move needs where the data's own would undo all of it (a target
+    of 0.05 moved by 4% is 0.052, not 0.05 again)."""
+    if p.integer:
+        return np.round(values)
+    d = written_decimals(p.values)
+    out = np.round(values, d)
+    if out.shape == p.values.shape and not np.array_equal(values, p.values):
+        while d < 4 and np.array_equal(out, p.values):
+            d += 1
+            out = np.round(values, d)
+    return out
 
 
 def sum_over(v: VariableFamily, body: Expr) -> Expr:

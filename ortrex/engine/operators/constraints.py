@@ -24,7 +24,7 @@ from ortrex.engine.operators.base import (
     with_changes,
 )
 from ortrex.engine.operators.registry import operator
-from ortrex.engine.operators.sanity import NON_BINDING
+from ortrex.engine.operators.sanity import NON_BINDING, arc_flows
 from ortrex.ir.expr import Cond, Idx, P, V, total
 from ortrex.ir.semantic import (
     ConstraintFamily,
@@ -32,7 +32,7 @@ from ortrex.ir.semantic import (
     SemanticModel,
     VariableFamily,
 )
-from ortrex.render.language import article, capital
+from ortrex.render.language import article, capital, plural
 from ortrex.render.situation import column_labels
 from ortrex.render.telling import plain
 
@@ -54,9 +54,15 @@ def add_constraint(ctx: Context) -> Mutation:
     raise NotApplicable("; ".join(why))
 
 
-def _quantity(ctx: Context, min_dims: int = 1) -> tuple[VariableFamily, np.ndarray]:
+def _quantity(ctx: Context, min_dims: int = 1, arcs: bool = True
+              ) -> tuple[VariableFamily, np.ndarray]:
+    """A quantity family with a solution (``arcs=False``: not a flow along arcs, whose total
+    over its arcs grows with the length of the routes, so no minimum or share of it means
+    anything)."""
     sm = ctx.parent
-    cands = [v for v in quantities(sm) if len(v.dims) >= min_dims and v.name in ctx.values]
+    along = set() if arcs else arc_flows(sm)
+    cands = [v for v in quantities(sm) if len(v.dims) >= min_dims and v.name in ctx.values
+             and v.name not in along]
     fam = pick(ctx, cands, f"quantity family with {min_dims}+ indices and a solution")
     return fam, np.nan_to_num(ctx.values[fam.name])
 
@@ -88,7 +94,7 @@ def _budget(ctx: Context) -> Mutation:
 
 def _marginal(ctx: Context, keep_first: bool) -> Mutation:
     sm = ctx.parent
-    fam, x = _quantity(ctx, 2)
+    fam, x = _quantity(ctx, 2, arcs=not keep_first)
     (i, si), (j, sj) = fam.dims[0], fam.dims[1]
     if len(fam.dims) > 2:
         raise NotApplicable("the family has more than two indices")
@@ -96,7 +102,11 @@ def _marginal(ctx: Context, keep_first: bool) -> Mutation:
         tot = x.sum(axis=1)
         bound = np.round(tot * ctx.rng.uniform(1.02, 1.15), 2)
         name, sense = fresh_name(sm, "min_service"), ">="
-        meaning = f"Every {entity(sm, si)} receives at least its minimum service level."
+        # Told by what is summed: "receives" fits a customer, not a product made or a
+        # warehouse that ships.
+        what = plain(sm, fam.description, fam.dims)
+        meaning = f"Summed over all {plural(entity(sm, sj))}, the {what} must total at least " \
+                  f"the minimum set for each {entity(sm, si)}."
         forall, over, oi = ((i, si),), (j, sj), i
     else:  # capacity: each second-index entity handles at most a cap
         tot = x.sum(axis=0)
@@ -107,7 +117,7 @@ def _marginal(ctx: Context, keep_first: bool) -> Mutation:
     if not np.any(tot > 0):
         raise NotApplicable("the family is zero at the optimum")
     body = total(over[0], over[1], V(fam.name, i, j), *fam.where)
-    desc = "minimum service" if keep_first else "capacity"
+    desc = "minimum total" if keep_first else "capacity"
     p = Parameter(name, (forall[0][1],), bound, fam.unit, f"{desc} of each "
                   f"{entity(sm, forall[0][1])}")
     # A minimum service level is a target the plan reaches, not a customer's demand (revenue
@@ -121,7 +131,7 @@ def _marginal(ctx: Context, keep_first: bool) -> Mutation:
 
 def _ratio(ctx: Context) -> Mutation:
     sm = ctx.parent
-    fam, x = _quantity(ctx, 2)
+    fam, x = _quantity(ctx, 2, arcs=False)
     if len(fam.dims) > 2 or fam.where:
         raise NotApplicable("the family is not a plain two-index grid")
     (i, si), (j, sj) = fam.dims

@@ -15,7 +15,7 @@ from ortrex.engine.operators.base import (
     fresh_name,
 )
 from ortrex.engine.operators.registry import operator
-from ortrex.ir.expr import Add, Neg, P, V, total
+from ortrex.ir.expr import Add, Neg, P, Param, V, total
 from ortrex.ir.semantic import (
     ConstraintFamily,
     IndexSet,
@@ -98,9 +98,19 @@ def _transport_facility(ctx: Context, a: SemanticModel, b: SemanticModel) -> Mut
 def _knapsack_resources(ctx: Context, a: SemanticModel, b: SemanticModel) -> Mutation:
     """A 0-1 knapsack gains the multi-dimensional knapsack's resource rows."""
     n = len(a.set_map["I"])
-    use = b.param_map["use"].values
-    cols = ctx.rng.integers(use.shape[1], size=n)
+    # A resource the knapsack already limits ("Storage" beside a cache's storage, "Weight"
+    # beside a truck's payload in kg) would give every item a second, different size of it.
+    words = dict(a.descriptors.get("words") or {})
+    own = {str(words.get("cap_word", "")).lower()} | {
+        e.name.lower() for c in a.constraints if c.role == "capacity"
+        for e in c.lhs.walk() if isinstance(e, Param)}
     r_set = b.set_map["R"]
+    keep = [k for k, e in enumerate(r_set.elements) if e.lower() not in own]
+    if not keep:
+        raise NotApplicable("every resource of the second parent is the knapsack's own")
+    r_set = replace(r_set, elements=tuple(r_set.elements[k] for k in keep))
+    use = b.param_map["use"].values[keep]
+    cols = ctx.rng.integers(use.shape[1], size=n)
     new_use = use[:, cols]
     limit = np.round(new_use.sum(axis=1) * ctx.rng.uniform(0.4, 0.6, len(r_set)), 2)
     sets = (*a.sets, IndexSet("R", r_set.elements, r_set.entity, r_set.description))

@@ -27,13 +27,22 @@ from ortrex.ir.semantic import (
 )
 
 
+def _moved(p: Parameter, values: np.ndarray) -> Parameter:
+    """``p`` with ``values`` rounded as its data is; a move that rounds back to the parent's
+    data (small whole numbers moved by a tenth) changes nothing and does not apply."""
+    new = round_like(p, values)
+    if np.array_equal(new, p.values):
+        raise NotApplicable(f"moving {p.name!r} rounds back to its own values")
+    return replace(p, values=new)
+
+
 @operator('a parameter scaled')
 def scale_data(ctx: Context) -> Mutation:
     """One data parameter scaled by a factor."""
     sm = ctx.parent
     p = pick(ctx, numeric_params(sm), "numeric parameter")
     f = float(np.round(ctx.rng.choice([0.5, 0.75, 1.25, 1.5, 2.0]), 2))
-    new = replace(p, values=round_like(p, p.values * f))
+    new = _moved(p, p.values * f)
     return with_changes(sm, "scale_data", {"parameter": p.name, "factor": f},
                  params=tuple(new if q.name == p.name else q for q in sm.params))
 
@@ -52,7 +61,7 @@ def tighten_capacity(ctx: Context) -> Mutation:
     sm = ctx.parent
     p = pick(ctx, _rhs_params(sm, "<="), "capacity parameter")
     f = float(ctx.rng.choice([0.8, 0.9, 1.1, 1.25]))
-    new = replace(p, values=round_like(p, p.values * f))
+    new = _moved(p, p.values * f)
     return with_changes(sm, "tighten_capacity", {"parameter": p.name, "factor": f},
                  params=tuple(new if q.name == p.name else q for q in sm.params))
 
@@ -63,7 +72,7 @@ def shift_requirements(ctx: Context) -> Mutation:
     sm = ctx.parent
     p = pick(ctx, _rhs_params(sm, ">="), "requirement parameter")
     f = ctx.rng.uniform(0.85, 1.15, p.values.shape)
-    new = replace(p, values=round_like(p, p.values * f))
+    new = _moved(p, p.values * f)
     return with_changes(sm, "shift_requirements", {"parameter": p.name},
                  params=tuple(new if q.name == p.name else q for q in sm.params))
 

@@ -4,6 +4,7 @@ post-checks its children must pass."""
 from __future__ import annotations
 
 import math
+import re
 from dataclasses import replace
 
 import numpy as np
@@ -12,6 +13,7 @@ from ortrex.engine.operators.base import (
     Context,
     Mutation,
     NotApplicable,
+    entities_of,
     entity,
     fresh_name,
     objective_at,
@@ -28,11 +30,25 @@ from ortrex.engine.operators.sanity import (
     DELIVERY_ROLES,
     OVER_DELIVERY,
     PROFIT_LOOP,
-    arc_columns,
-    family_rows,
+    arc_flows,
 )
 from ortrex.ir.canonical import CanonicalModel
-from ortrex.ir.expr import Add, Const, Neg, P, Sum, V, Var, expand
+from ortrex.ir.expr import (
+    Add,
+    Const,
+    Expr,
+    Idx,
+    Monomial,
+    Mul,
+    Neg,
+    P,
+    Param,
+    Sum,
+    V,
+    Var,
+    as_expr,
+    expand,
+)
 from ortrex.ir.semantic import (
     ConstraintFamily,
     ObjectiveSpec,
@@ -40,9 +56,22 @@ from ortrex.ir.semantic import (
     SemanticModel,
     VariableFamily,
 )
-from ortrex.render.telling import per_unit
+from ortrex.render.language import article, singular
+from ortrex.render.telling import per_unit, plain
 
 TOL = 1e-6  # an objective this close to 0 is 0 (the post-checks' tolerance)
+
+
+def rate(sm: SemanticModel, fam: VariableFamily) -> str:
+    """What a charge or a price is paid on: ``per box shipped from each depot to each
+    clinic``; for a yes/no choice ``when a shipment is chosen`` (never "per unit of each
+    shipment is chosen")."""
+    if fam.vtype != "B":
+        return per_unit(sm, fam.description, fam.unit, fam.dims)
+    what = plain(sm, fam.description, fam.dims)
+    for noun in dict.fromkeys(entity(sm, s) for _, s in fam.dims):
+        what = re.sub(rf"\beach {re.escape(noun)}\b", article(noun), what)
+    return f"when {what}"
 
 
 def zero_worst_case(sm: SemanticModel, model: CanonicalModel, x: np.ndarray,
@@ -70,12 +99,15 @@ def objective_secondary(ctx: Context) -> Mutation:
     fam = pick(ctx, [v for v in quantities(sm) if v.dims] or
                 [v for v in priceable(sm) if v.dims], "indexed quantity or selection family")
     name = fresh_name(sm, "handling")
-    w = float(np.round(objective_scale(sm) * ctx.rng.uniform(0.05, 0.3), 4)) or 0.01
+    raw = objective_scale(sm) * ctx.rng.uniform(0.05, 0.3)
+    # Written as money is (cents), a small charge with the digits that tell it apart.
+    w = float(np.round(raw, 2 if raw >= 1 else 4)) or 0.01
     term = sum_over(fam, P(name) * V(fam.name, *(i for i, _ in fam.dims)))
     o = sm.objective
     expr = Add((o.expr, term)) if o.sense == "min" else Add((o.expr, Neg(term)))
-    p = Parameter(name, (), np.array(w), "",
-                  f"handling charge {per_unit(sm, fam.description, fam.unit, fam.dims)}")
+    money = str(dict(sm.descriptors.get("words") or {}).get("money", ""))
+    p = Parameter(name, (), np.array(w), money if money and money in o.description else "",
+                  f"handling charge {rate(sm, fam)}")
     return with_changes(sm, "objective_secondary", {"variable": fam.name, "weight": w},
                  params=(*sm.params, p),
                  objective=replace(o, expr=expr, description=o.description + (
@@ -124,14 +156,16 @@ def objective_minmax(ctx: Context) -> Mutation:
                  objective=ObjectiveSpec(o.sense, V(z), desc))
 
 
-def _arc_flows(sm: SemanticModel) -> set[str]:
-    """Variable families that flow along arcs of a balance (out of one row, into another)."""
-    inst = sm.ground()
-    rows = family_rows(inst, {c.name for c in sm.constraints if c.role == "balance"})
-    if rows.size:
-        rows = rows[inst.row_lower[rows] == inst.row_upper[rows]]
-    cols = arc_columns(inst, rows)[0]
-    return {inst.var_names[int(j)].split("[", 1)[0] for j in cols}
+def _enablers(sm: SemanticModel) -> set[str]:
+    """Selections that switch other decisions on through a linking row (a site opened so that
+    customers can be served from it): revenue per one opened would pay for opening as such."""
+    out = set()
+    for c in sm.constraints:
+        if c.role != "linking":
+            continue
+        names = {e.name for e in c.lhs.walk() if isinstance(e, Var)}
+        out |= {n for n in names if len(names) > 1 and sm.var_map[n].role == "selection"}
+    return out
 
 
 def _deliveries(sm: SemanticModel, fam: VariableFamily
@@ -156,9 +190,81 @@ def _deliveries(sm: SemanticModel, fam: VariableFamily
 def _sell_up_to(sm: SemanticModel, c: ConstraintFamily) -> ConstraintFamily:
     """A requirement told as a market: what is sold stays within the demand."""
     noun = entity(sm, c.forall[-1][1]) if c.forall else ""
+    # One total (a blend of so many kg) is an amount the market takes, not a demand per
+    # entity.
     meaning = f"Sales for each {noun} stay within its demand." if noun else \
-        "Sales stay within the demand."
+        "What is sold stays within the amount asked for."
     return replace(c, sense="<=", meaning=meaning)
+
+
+def _outflow(sm: SemanticModel, c: ConstraintFamily) -> str | None:
+    """The demand a balance row takes out on its right-hand side (``stock - output =
+    -demand``): a parameter subtracted, indexed by the row's own indices; None if none."""
+    if c.role != "balance" or c.sense != "=" or not c.forall:
+        return None
+    terms = expand(as_expr(c.rhs))
+    if any(m.vars or m.sums for m in terms):  # a side that is not plain data
+        return None
+    own = tuple(Idx(i) for i, _ in c.forall)
+    for m in terms:
+        if m.sign < 0 and len(m.coefs) == 1 and isinstance(m.coefs[0], Param) and \
+                m.coefs[0].idx == own and \
+                sm.param_map[m.coefs[0].name].index == tuple(s for _, s in c.forall):
+            return m.coefs[0].name
+    return None
+
+
+def _rebuilt(monomials: list[Monomial]) -> Expr | float:
+    """A sum-free expression of constants and parameters from its monomials (0 if none)."""
+    terms: list[Expr] = []
+    for m in monomials:
+        t: Expr = m.coefs[0] if len(m.coefs) == 1 else Mul(m.coefs)
+        terms.append(t if m.sign > 0 else Neg(t))
+    return 0.0 if not terms else terms[0] if len(terms) == 1 else Add(tuple(terms))
+
+
+def _markets_of(sm: SemanticModel) -> tuple[str, list[ConstraintFamily]] | None:
+    """The demand that balance rows deliver from stock and output (production planning), and
+    those rows; None when no balance delivers one, or they deliver different ones."""
+    rows = [(c, _outflow(sm, c)) for c in sm.constraints]
+    found = {d for _, d in rows if d}
+    if len(found) != 1:
+        return None
+    return found.pop(), [c for c, d in rows if d]
+
+
+def _sales(sm: SemanticModel, demand: str, rows: list[ConstraintFamily]
+           ) -> tuple[VariableFamily, tuple[ConstraintFamily, ...]]:
+    """A demand delivered through balance rows becomes a market: a sales variable takes the
+    demand's place in them, and a rule keeps sales within the demand (the rule a client
+    states: a variable's bound is never told)."""
+    p = sm.param_map[demand]
+    dims = rows[0].forall
+    idx = [i for i, _ in dims]
+    u = p.unit or "amount"
+    # "units of product p sold in week t": the family's own wording of what is made.
+    where = " ".join(f"{'of' if k == 0 else 'in'} {entity(sm, s)} {i}{' sold' * (k == 0)}"
+                     for k, (i, s) in enumerate(dims))
+    sold = VariableFamily(fresh_name(sm, "sold"), dims, "C", 0.0, math.inf, (),
+                          f"{u} {where}", p.unit, role="quantity")
+    new = {}
+    for c in rows:
+        rest = [m for m in expand(as_expr(c.rhs)) if not (
+            m.sign < 0 and not m.vars and len(m.coefs) == 1 and
+            isinstance(m.coefs[0], Param) and m.coefs[0].name == demand)]
+        # What is sold now leaves the balance where the demand did; told as sales, since the
+        # family's wording ("covers demand") no longer holds. A new name too: the family's
+        # telling tells its balance rows by name ("demand must be met on time").
+        meaning = re.sub(r"\bdemand\b", "sales", c.meaning) if re.search(
+            r"\bdemand\b", c.meaning) else f"{c.meaning.rstrip('.')}, sales taken out."
+        new[c.name] = replace(c, name=fresh_name(sm, f"{c.name}_sold"), meaning=meaning,
+                              lhs=c.lhs + V(sold.name, *idx),
+                              rhs=_rebuilt(rest))
+    limit = ConstraintFamily(fresh_name(sm, "sales_limit"),
+                             f"Sales stay within the {p.description}.", dims,
+                             V(sold.name, *idx), "<=", P(demand, *idx), role="demand")
+    cons = tuple(new.get(c.name, c) for c in sm.constraints)
+    return sold, (*cons, limit)
 
 
 # A plan that makes no money leaves capacity idle too: it is rejected for the loss, checked
@@ -171,8 +277,11 @@ def cost_to_profit(ctx: Context) -> Mutation:
     """A cost-minimising model becomes profit-maximising: revenue per unit sold minus the
     costs. Only a cost in money becomes a profit (not a count of bins, not a variance), and the
     prices are sized so that the parent's own plan makes money. Requirements on what is sold
-    become a market ("sell up to demand"); a flow along arcs, or a quantity that requirements
-    ask for in a mix (nutrients, coverage), earns no revenue per unit."""
+    become a market ("sell up to demand"): a requirement on a plain amount becomes an upper
+    limit, and a demand that balance rows deliver from stock and output (production planning)
+    becomes a sales variable within the demand, which earns the revenue. A flow along arcs, or a
+    quantity that requirements ask for in a mix (nutrients, coverage), earns no revenue per
+    unit."""
     sm = ctx.parent
     o = sm.objective
     if o.sense != "min":
@@ -180,16 +289,40 @@ def cost_to_profit(ctx: Context) -> Mutation:
     money = str(dict(sm.descriptors.get("words") or {}).get("money", ""))
     if not money or money not in o.description:
         raise NotApplicable(f"the objective ({o.description}) is not a cost in money")
-    # Revenue is earned on what is sold or chosen, never on a position or an indicator; a
-    # flow earns at its sinks, where the balance fixes what is delivered, never per arc.
-    arcs = _arc_flows(sm)
-    cands = [v for v in priceable(sm) if v.dims and v.name not in arcs
-             and not _deliveries(sm, v)[1]]
-    fam = pick(ctx, cands, "quantity or selection family sold by the unit (not a flow on "
-                           "arcs, not a mix of requirements)")
-    shape = tuple(len(sm.set_map[s]) for _, s in fam.dims)
+    variables, cons = sm.variables, sm.constraints
+    delivered = _markets_of(sm)
+    if delivered is not None:
+        # Revenue on output would pay for stock that no one buys: it is earned on sales,
+        # which the parent's plan makes equal to the demand.
+        demand, rows = delivered
+        fam, cons = _sales(sm, demand, rows)
+        variables = (*variables, fam)
+        sold = np.asarray(sm.param_map[demand].values, dtype=np.float64)
+        markets = {c.name for c in cons[-1:]}
+    else:
+        # Revenue is earned on what is sold or chosen, never on a position or an indicator;
+        # a flow earns at its sinks, where the balance fixes what is delivered, never per arc.
+        # A site or option that others need switched on earns nothing by being on.
+        arcs = arc_flows(sm) | _enablers(sm)
+        cands = [v for v in priceable(sm) if v.dims and v.name not in arcs
+                 and not _deliveries(sm, v)[1]]
+        fam = pick(ctx, cands, "quantity or selection family sold by the unit (not a flow "
+                               "on arcs, not a mix of requirements, not a site others need "
+                               "open)")
+        sold = np.nan_to_num(np.asarray(ctx.values.get(fam.name, np.nan), dtype=np.float64))
+        # Revenue per unit on a requirement "at least the demand" ships all there is: the
+        # demand becomes what the market takes at most.
+        markets = {c.name for c in _deliveries(sm, fam)[0]}
+        cons = tuple(_sell_up_to(sm, c) if c.name in markets else c for c in cons)
+    # One market row prices what it sells: per buyer (a clinic pays per box it receives,
+    # whichever depot ships it), per hour, or one price for a blend made of its parts; never
+    # a price per route or per ingredient.
+    rows = [c for c in cons if c.name in markets]
+    market = rows[0] if len(rows) == 1 and {e.name for e in rows[0].lhs.walk()
+                                             if isinstance(e, Var)} == {fam.name} else None
+    dims = market.forall if market is not None else fam.dims
+    shape = tuple(len(sm.set_map[s]) for _, s in dims)
     name = fresh_name(sm, "price")
-    sold = np.nan_to_num(np.asarray(ctx.values.get(fam.name, np.nan), dtype=np.float64))
     cost = objective_at(sm, ctx.values)
     if cost is not None and cost > 0 and sold.sum() > 0:
         # At these prices the parent's plan earns 1.3-1.8 times its cost: a profit exists.
@@ -201,13 +334,20 @@ def cost_to_profit(ctx: Context) -> Mutation:
     # The price is money per unit of what is sold (a selection's unit is the choice itself).
     unit = money if fam.vtype == "B" or not fam.unit or fam.unit == "0/1" else \
         f"{money} per {fam.unit}"
-    p = Parameter(name, tuple(s for _, s in fam.dims), price, unit,
-                  f"revenue {per_unit(sm, fam.description, fam.unit, fam.dims)}")
-    expr = Add((sum_over(fam, P(name, *idx) * V(fam.name, *idx)), Neg(o.expr)))
-    # Revenue per unit on a requirement "at least the demand" ships all there is: the demand
-    # becomes what the market takes at most.
-    markets = {c.name for c in _deliveries(sm, fam)[0]}
-    cons = tuple(_sell_up_to(sm, c) if c.name in markets else c for c in sm.constraints)
+    if market is None or market.forall == fam.dims:
+        what = rate(sm, fam)
+    else:
+        u = singular(fam.unit) if fam.unit else "unit"
+        what = f"per {u} sold" + (f", by {entities_of(sm, market.forall)}" if market.forall
+                                  else "")
+    p = Parameter(name, tuple(s for _, s in dims), price, unit, f"revenue {what}")
+    if market is None:
+        revenue: Expr = sum_over(fam, P(name, *idx) * V(fam.name, *idx))
+    else:
+        revenue = P(name, *(i for i, _ in market.forall)) * market.lhs
+        for k, (i, s_) in enumerate(reversed(market.forall)):
+            revenue = Sum(i, s_, revenue, market.where if k == 0 else ())
+    expr = Add((revenue, Neg(o.expr)))
     return with_changes(sm, "cost_to_profit", {"variable": fam.name, "markets": sorted(markets)},
-                 params=(*sm.params, p), constraints=cons,
+                 params=(*sm.params, p), variables=variables, constraints=cons,
                  objective=ObjectiveSpec("max", expr, f"profit from sales net of {o.description}"))

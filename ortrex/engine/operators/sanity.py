@@ -76,6 +76,14 @@ def balance_rows(sm: SemanticModel, model: CanonicalModel) -> np.ndarray:
     return rows[np.asarray(model.row_lower)[rows] == np.asarray(model.row_upper)[rows]]
 
 
+def arc_flows(sm: SemanticModel) -> set[str]:
+    """Variable families that flow along arcs of a balance (out of one row, into another):
+    summed over their arcs they count a unit once per arc it travels, not once delivered."""
+    inst = sm.ground()
+    cols = arc_columns(inst, balance_rows(sm, inst))[0]
+    return {inst.var_names[int(j)].split("[", 1)[0] for j in cols}
+
+
 def profit_loop(sm: SemanticModel, model: CanonicalModel, x: np.ndarray, objective: float
                 ) -> str | None:
     """No positive flow goes round a directed cycle of balance rows."""

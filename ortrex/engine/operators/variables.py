@@ -24,7 +24,7 @@ from ortrex.engine.operators.base import (
 )
 from ortrex.engine.operators.registry import operator
 from ortrex.engine.operators.sanity import CONSTANT_TERM
-from ortrex.ir.expr import Add, Neg, P, V
+from ortrex.ir.expr import Add, Idx, Neg, P, Param, V
 from ortrex.ir.semantic import (
     ConstraintFamily,
     Parameter,
@@ -50,8 +50,14 @@ def on_off_binaries(ctx: Context) -> Mutation:
     fam = pick(ctx, [v for v in quantities(sm) if v.dims], "quantity variable family")
     shape = tuple(len(sm.set_map[s]) for _, s in fam.dims)
     vals = ctx.values.get(fam.name)
+    own = sm.param_map.get(fam.ub.name) if isinstance(fam.ub, Param) else None
     if isinstance(fam.ub, (int, float)) and math.isfinite(fam.ub):
         big = np.full(shape, float(fam.ub))
+    elif own is not None and fam.ub.idx == tuple(Idx(i) for i, _ in fam.dims) and \
+            np.all(np.isfinite(own.values)):
+        # Each entry's own bound (copies available, a link's capacity): a cap above it would
+        # be told and never bind.
+        big = np.array(own.values, dtype=np.float64).reshape(shape)
     elif vals is not None and np.any(np.isfinite(vals)) and np.nanmax(vals) > 0:
         big = np.full(shape, float(np.ceil(np.nanmax(vals) * 2)))
     else:

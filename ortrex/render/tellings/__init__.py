@@ -15,16 +15,22 @@ from ortrex.render.tellings import (
     covering,
     finance,
     flows,
+    inventory,
     operations,
     packing,
+    pairing,
     planning,
     routing,
+    shops,
+    siting,
     supply,
+    vehicles,
+    word_problems,
 )
 
 TELLINGS: Registry[Telling] = Registry()
-for _module in (allocation, covering, finance, flows, operations, packing, planning, routing,
-                supply):
+for _module in (allocation, covering, finance, flows, inventory, operations, packing, pairing,
+                planning, routing, shops, siting, supply, vehicles, word_problems):
     for _family, _telling in _module.TELLINGS.items():
         TELLINGS.add(_family, _telling, "telling")
 

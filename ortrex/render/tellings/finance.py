@@ -47,6 +47,7 @@ BUDGETING = Telling(
            "present value.", "Please get us the most value for the budgets we have."),
     objective="total value in {money}",
     asks=("Which {Js} should we {fund}, and what total value do they bring?",),
+    presumes={"Some {Js} only make sense if another goes ahead first.": ("prerequisite",)},
     report={"y": "{j}"},
     settled=("y",),
 )

@@ -12,7 +12,7 @@ _ARCS = {
                  label="start {N}"),
     "head": Fact((), label="end {N}"),
 }
-_CAPACITY = Fact(("Capacities: {items}.", "Each {A} carries at most {items}.",
+_CAPACITY = Fact(("Capacities: {items}.", "Each {A} carries only so much: {items}.",
                   "How much each {A} can take: {items}."),
                  ("{e} {V}", "{e} up to {V}"), label="capacity")
 _COST = Fact(("Costs per unit ({unit_cost}): {items}.", "Using {a_A} costs, per unit, {items}."),
@@ -136,6 +136,10 @@ MULTI = Telling(
     goals=("We want the least total routing cost.", "Please minimise the total cost.",),
     objective="total routing cost in {money}",
     asks=("How should each {K} be routed, and what is the total cost?",),
+    presumes={"We have {n_K} {Ks} to route through {n_A} {As}, and they compete for the "
+              "same capacity.": ("shared_capacity",),
+              "Each of our {n_K} {Ks} goes from one {N} to another; the {As} are shared.":
+              ("shared_capacity",)},
     report={"x": "{v} {qty} of {k} on {e}"},
 )
 

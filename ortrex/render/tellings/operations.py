@@ -102,7 +102,7 @@ COMMITMENT = Telling(
                        ("{e} {V}", "in {e} {V}"), label="demand"),
         "pmax": Fact(("Maximum output: {items}.", "At full load the {Gs} give {items}."),
                      ("{e} {V}",), label="maximum output"),
-        "pmin": Fact(("When running, each {G} gives at least {items}.",
+        "pmin": Fact(("When running, each {G} has a minimum output: {items}.",
                       "Minimum output while on: {items}."),
                      ("{e} {V}",), label="minimum output"),
         "cost": Fact(("Running cost per unit of output ({unit_cost}): {items}.",
@@ -133,6 +133,7 @@ COMMITMENT = Telling(
            "The aim is the cheapest schedule that covers demand."),
     objective="operating cost in {money}",
     asks=("Which {Gs} should run in each {T}, at what output, and what does it cost?",),
+    presumes={"We must supply {items}.": ("meet_demand",)},
     report={"p": "{g} gives {v} in {t}", "on": "{g} on in {t}"},
     settled=("on",),
 )

@@ -61,7 +61,7 @@ KNAPSACK_BOUNDED = Telling(
                        ("{e} {v}",), label="{cap_word} per copy"),
         "value": Fact(("One copy brings ({unit_value}): {items}.", "{value} per copy: {items}."),
                       ("{e} {v}",), label="{value} per copy"),
-        "copies": Fact(("Copies available: {items}.", "We could take up to {items}."),
+        "copies": Fact(("Copies available: {items}.", "Copies we could take, at most: {items}."),
                        ("{e} {V}",), label="copies available"),
         "capacity": Fact(("The {cap_word} is {V}.", "In total we have {V}."),
                          label="{cap_word} available"),
@@ -175,6 +175,7 @@ CUTTING = Telling(
            "Please minimise how many {stocks} we cut."),
     objective="stock {R}s used",
     asks=("How many {stocks} should we cut with each layout, and how many in total?",),
+    presumes={"We must deliver {items}.": ("orders",)},
     report={"x": "{v} with {p}"},
     settled=("x",),
 )

@@ -37,7 +37,10 @@ _RULES = (
         "Each {T}, stock carried over plus what we make covers demand, and the rest is "
         "carried forward.",
         "No backorders: every {T}'s demand is served from stock or new output, and leftovers "
-        "are stored.")),
+        "are stored."),
+        # The rows' own meanings: a mutation that rewrites them is told from its new wording.
+        ("In the first {T}, start stock plus output covers demand; the rest is stocked.",
+         "Stock carried in plus output covers demand; the rest is stocked.")),
 )
 
 PRODUCTION = Telling(
@@ -51,6 +54,8 @@ PRODUCTION = Telling(
            "Please minimise production plus storage costs."),
     objective="production and holding cost in {money}",
     asks=("How much of each product should we make in each {T}, and at what cost?",),
+    presumes={"Making early saves nothing unless a later {T} is short of hours.":
+              ("capacity_limit",)},
     report={"x": "{v} {qty} of {p} in {t}"},
 )
 

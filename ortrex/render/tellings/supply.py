@@ -71,6 +71,8 @@ TRANSPORTATION = Telling(
     asks=("How much should go from each {S} to each {D}, and what will it cost in total?",
           "What is the cheapest plan, route by route?",
           "Which routes should we use, with how many {qty} on each, and at what total cost?"),
+    presumes={"Our {n_S} {Ss}{names_S} hold the {goods} that {n_D} {Ds} need this {period}.":
+              ("supply_limit", "demand_met")},
     report={"x": "{v} {qty} from {s} to {d}"},
 )
 
@@ -210,7 +212,7 @@ BLENDING = Telling(
                         ("{e} {v}",),
                         ("for {e}, {items}", "{e}: {items}"),
                         label="content"),
-        "low": Fact(("The blend must average at least {items}.",
+        "low": Fact(("The blend must average at least these levels: {items}.",
                      "Minimum averages in the finished {product}: {items}.",
                      "Lower limits: {items}."),
                     ("{e} {V}", "{e} at {V}"), label="lowest average"),
@@ -243,6 +245,8 @@ BLENDING = Telling(
     objective="cost of the blend in {money}",
     asks=("How much of each {I} should go in, and what does the {batch} cost?",
           "What recipe do you suggest, and at what cost?"),
+    presumes={"The {batch} must be exactly the agreed size.": ("total_amount",),
+              "We need exactly {V} in total.": ("total_amount",)},
     report={"x": "{v} {amount} of {i}"},
 )
 
@@ -264,11 +268,13 @@ DIET = Telling(
                          "{N} content per unit ({unit_content}): {items}."),
                         ("{e} {v}",), ("for {e}, {items}", "{e}: {items}"),
                         label="content per unit"),
-        "need": Fact(("Daily targets: {items}.", "Each day a {who} needs at least {items}.",
+        "need": Fact(("Daily targets: {items}.",
+                      "Each day a {who} needs at least this much: {items}.",
                       "Minimum daily intake: {items}."),
                      ("{e} {V}",), label="daily requirement"),
         "limit": Fact(("No more than this per day: {items}.",
-                       "Daily caps per {F}: {items}.", "At most {items} per day."),
+                       "Daily caps per {F}: {items}.",
+                       "Daily limits, not to be exceeded: {items}."),
                       ("{e} {V}", "{e} up to {V}"), label="daily maximum"),
     },
     rules=(

@@ -53,7 +53,8 @@ _UPPER = re.compile(r"\bupper bound|\bbounds? (?:it |the optimum )?from above", 
 _LP_CLASS = re.compile(r"(?<!not an )\bLP\b(?!\s+relaxation)|(?<!integer )\blinear program"
                        r"|\bthe model is linear\b")
 _NO_INT = re.compile(r"\bNo integrality (?:anywhere|and no|, but)|\bEvery variable is "
-                     r"continuous|\b[Ww]ith only continuous\b")
+                     r"continuous|\b[Ww]ith only continuous\b|\b[Nn]othing is integral\b|"
+                     r"\b[Tt]here is no integrality\b")
 _MILP = re.compile(r"\bMILP\b|mixed-integer linear|mixed-integer (?:program|model)\b")
 _QP = re.compile(r"(?<!MI)\bQP\b(?!\s+relaxation)|(?<!integer )quadratic program")
 _MIQP = re.compile(r"\bMIQP\b|mixed-integer quadratic")
@@ -65,10 +66,11 @@ _NETWORK = re.compile(r"totally unimodular|network matrix")
 _FORCED = re.compile(r"forced to 0 or 1|forces a whole value")
 _DIVISIBLE = re.compile(r"fraction of (?:one|an?\b)[^.]*meaningful|divide freely|are "
                         r"divisible|can take any value|\bPartial\b|\bAny fraction\b|need not "
-                        r"be whole|are not required")
+                        r"be whole|are not required|fractional `[^`]*` is meaningful|"
+                        r"\bNothing forces whole\b|\bmeasured quantity\b")
 # A domain said of a decision (not denied: "is not integer").
 _BINARY = re.compile(r"(?<!not )\bbinary\b(?! choices)(?!-)|lives in \{0, 1\}|"
-                     r"\bis 0 or 1\b|\b0 or 1\.")
+                     r"\b(?:is|only be) 0 or 1\b|\b0 or 1\.")
 _INTEGER = re.compile(r"(?<!-)(?<!not )\binteger\b(?! program)|\bmust be a whole number\b")
 _CONTINUOUS = re.compile(r"(?<!not )\bcontinuous\b")
 _SWITCH = re.compile(r"coefficient of `(\w+)`[^:]*?: (.*)|scaled by the given (\w+) "
