@@ -7,6 +7,11 @@ reason (``trivial`` among them) and the acceptance rate of each family. Goals on
 machine: >= 100 verified instances/s, solver share >= 50%, every family accepting >= 80% of its
 samples (``--size small`` measures the gate's own cost; the mix is bound by solver time).
 
+A second table measures difficulty per family and band, for the families added to cover the
+breadth of OR (the modules in ``BREADTH``): median variables at each band, the median across
+them at ``large`` (goal >= 150), and of the MILP instances the share not integral at the root
+(goal >= 25%) and the share HiGHS branched on (more than one node).
+
 The machine is shared, so the wall-clock rate says as much about the load as about the code:
 the load average is printed before and after, and so is the CPU time per task (workers and
 writer, from the kernel's accounting), with the rate that CPU time allows on ``--workers``
@@ -31,6 +36,10 @@ from ortrex.engine.families import REGISTRY
 from ortrex.engine.generate.job import JobSpec, LocalExecutor, run_job
 from ortrex.store import Store
 
+# The family modules of the breadth issue (the 36 families after the first 25).
+BREADTH = ("vehicles", "shops", "inventory", "siting", "pairing", "word_problems", "uncertain",
+           "nonlinear", "hubs", "rostering")
+
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__)
@@ -53,6 +62,13 @@ def main() -> None:
                              "GROUP BY ALL ORDER BY family")
         n_vars = np.array(s.query("SELECT n_vars FROM instances WHERE status = 'accepted'"
                                   ).to_series().to_list(), dtype=float)
+        sized = s.query(
+            "SELECT i.family, json_extract_string(m.descriptors, '$.size') AS band, i.n_vars, "
+            "i.problem_class, coalesce(i.flags::VARCHAR, '') LIKE '%lp_relaxation_integral%' "
+            "AS integral, (SELECT max(CAST(json_extract(v.details, '$.nodes') AS INTEGER)) "
+            "FROM verifications v WHERE v.subject_id = i.id AND v.verifier = 'highs') AS nodes "
+            "FROM instances i JOIN semantic_models m ON m.id = i.semantic_id "
+            "WHERE i.status = 'accepted'").rows()
         reasons = Counter(dict(s.query("SELECT reason, count(*) FROM run_tasks WHERE reason "
                                        "IS NOT NULL GROUP BY ALL").rows()))
     bands = Counter(spec.size_of(k) for k in range(report.tasks))
@@ -93,7 +109,36 @@ def main() -> None:
         f.add_column(col, justify="left" if col == "family" else "right")
     for fam, tasks, acc in per_family.rows():
         f.add_row(fam, str(tasks), str(acc), f"{acc / tasks:.0%}")
-    Console().print(t, f)
+    Console().print(t, f, _difficulty(sized))
+
+
+def _difficulty(rows: list[tuple]) -> Table:
+    """Median variables per band of the breadth families, and how many MILPs branch."""
+    breadth = {n for n, fam in REGISTRY.items()
+               if type(fam).__module__.rsplit(".", 1)[-1] in BREADTH}
+    mine = [r for r in rows if r[0] in breadth]
+    d = Table(title=f"difficulty of the {len(breadth)} breadth families (accepted instances)")
+    for col in ("family", "small", "medium", "large", "MILP not integral at root",
+                "MILP branched"):
+        d.add_column(col, justify="left" if col == "family" else "right")
+    large = []
+    for fam in sorted(breadth):
+        cells = []
+        for band in ("small", "medium", "large"):
+            v = [r[2] for r in mine if r[0] == fam and r[1] == band]
+            cells.append(f"{np.median(v):,.0f}" if v else "-")
+            if band == "large" and v:
+                large.append(float(np.median(v)))
+        milp = [r for r in mine if r[0] == fam and r[3] not in ("LP", "QP", "QCP")]
+        cells.append(f"{np.mean([not r[4] for r in milp]):.0%}" if milp else "-")
+        cells.append(f"{np.mean([(r[5] or 0) > 1 for r in milp]):.0%}" if milp else "-")
+        d.add_row(fam, *cells)
+    milp = [r for r in mine if r[3] not in ("LP", "QP", "QCP")]
+    d.add_row("median of the family medians at large (goal >= 150)", "", "",
+              f"{np.median(large):,.0f}" if large else "-",
+              f"{np.mean([not r[4] for r in milp]):.0%} (goal >= 25%)" if milp else "-",
+              f"{np.mean([(r[5] or 0) > 1 for r in milp]):.0%}" if milp else "-")
+    return d
 
 
 def _cpu(who: int) -> float:

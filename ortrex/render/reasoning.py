@@ -596,10 +596,16 @@ class _Writer:
         idx = A.indices[A.indptr[k]:A.indptr[k + 1]]
         val = A.data[A.indptr[k]:A.indptr[k + 1]]
         # Each term's variable is the program's name: code, never a word of the prose.
-        terms = [(f"`{self.g.var_names[int(j)]}`", float(v))
-                 for j, v in zip(idx[:limit], val[:limit], strict=True)]
-        return row_text(terms, float(self.g.row_lower[k]), float(self.g.row_upper[k]),
-                        " + \u2026" if len(idx) > limit else "", self._rel)
+        names = self.g.var_names
+        terms = [(f"`{names[int(j)]}`", float(v)) for j, v in zip(idx, val, strict=True)]
+        # A quadratic row's products count as terms too (``0.02 `w_a`·`w_b```): without them
+        # a risk limit would read as a bare "at most 0.02".
+        rr, ri, rj, rv = self.g.qrows
+        for q in np.flatnonzero(np.asarray(rr) == k):
+            a, b = names[int(ri[q])], names[int(rj[q])]
+            terms.append((f"`{a}`\u00b2" if a == b else f"`{a}`\u00b7`{b}`", float(rv[q])))
+        return row_text(terms[:limit], float(self.g.row_lower[k]), float(self.g.row_upper[k]),
+                        " + \u2026" if len(terms) > limit else "", self._rel)
 
     # ------------------------------------------------------------------ sections
     def goal(self) -> str:

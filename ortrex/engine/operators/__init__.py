@@ -3,9 +3,13 @@
 
 from ortrex.engine.operators import (  # noqa: F401 - importing registers the operators
     constraints,
+    costs,
     crossover,
     numbers,
     objective,
+    periods,
     presentation,
+    routes,
+    uncertainty,
     variables,
 )

@@ -55,6 +55,28 @@ def with_changes(sm: SemanticModel, op: str, info: dict[str, Any], **changes: An
     return Mutation(replace(sm, descriptors=desc, **changes).rederived(), info)
 
 
+# The size-limited Gurobi licence (and the families' large band) stop at this many variables
+# and rows: a child beyond it could not run its own gurobipy programs.
+LICENCE_LIMIT = 2000
+
+
+def within_licence(m: Mutation) -> Mutation:
+    """``m``, or ``NotApplicable`` where its child grounds beyond the licence's size."""
+    inst = m.child.ground()
+    if inst.num_vars > LICENCE_LIMIT or inst.num_rows > LICENCE_LIMIT:
+        raise NotApplicable(f"the child would have {inst.num_vars} variables and "
+                            f"{inst.num_rows} rows, beyond the licence's {LICENCE_LIMIT}")
+    return m
+
+
+def one_of(unit: str) -> str:
+    """One of a unit (``boxes of supplies`` -> ``box of supplies``; ``kWh`` unchanged)."""
+    from ortrex.render.language import singular
+
+    head, _, rest = unit.partition(" ")
+    return " ".join(w for w in (singular(head), rest) if w) or "unit"
+
+
 def fresh_name(sm: SemanticModel, base: str) -> str:
     """``base``, or ``base2``, ``base3``... whichever no set, parameter or family uses."""
     taken = {x.name for x in (*sm.sets, *sm.params, *sm.variables, *sm.constraints)}

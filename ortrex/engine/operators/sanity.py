@@ -137,15 +137,14 @@ def over_delivery(sm: SemanticModel, model: CanonicalModel, x: np.ndarray, objec
 
 
 def _parent_plan(o: Origin, model: CanonicalModel) -> np.ndarray | None:
-    """The parent's optimum over the child's columns (None: it has no solution, or the child
-    has columns the parent does not)."""
+    """The parent's optimum over the child's columns, a column the parent lacks at 0 (a
+    backlog never used, an option never switched on; None: it has no solution). Where that
+    plan is feasible in the child at the same optimum, what was added decides nothing."""
     if o.x is None:
         return None
     pos = {n: k for k, n in enumerate(o.model.var_names)}
-    at = [pos.get(n, -1) for n in model.var_names]
-    if min(at, default=0) < 0:
-        return None
-    return np.asarray(o.x, dtype=np.float64)[np.array(at, dtype=np.int64)]
+    x = np.asarray(o.x, dtype=np.float64)
+    return np.array([x[pos[n]] if n in pos else 0.0 for n in model.var_names])
 
 
 def added_term(o: Origin, model: CanonicalModel) -> np.ndarray:
