@@ -177,6 +177,10 @@ LISTS: dict[str, tuple[str, ...]] = {
              "Mobile"),
     "plant_crew": ("Fitters", "Riggers", "Welders", "Electricians", "Scaffolders",
                    "Insulators", "Inspectors", "Pipefitters"),
+    "crude": ("Brent", "Forties", "Urals", "Maya", "Bonny", "Basrah", "Oman", "Dubai", "Tapis", "Ekofisk", "Azeri", "Kirkuk", "Murban", "Saharan", "Girassol", "Cabinda", "Midland", "Johan"),  # noqa: E501
+    "refinery_fuel": ("Diesel", "Gasoil", "Kerosene", "Bunker", "Naphtha", "Petrol", "Paraffin", "Propane", "Butane", "Asphalt", "Lubricant", "Distillate"),  # noqa: E501
+    "equity_sector": ("Technology", "Healthcare", "Utilities", "Energy", "Financials", "Consumer", "Industrials", "Materials"),  # noqa: E501
+    "asset_class": ("Equities", "Bonds", "Property", "Infrastructure", "Credit", "Cash", "Commodities", "Gilts"),  # noqa: E501
 }
 _MONTHS = ("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec")
 _WEEKDAYS = ("Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun")

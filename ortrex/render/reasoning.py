@@ -902,7 +902,19 @@ class _Writer:
         first = next((c.name for m in expand(self.sm.objective.expr) for c in m.coefs
                       if isinstance(c, Param)), None)
         spread = self.spread(first) if first else None
-        return text + (" " + spread if spread else "")
+        text += " " + spread if spread else ""
+        # A weight derived from the data (a scenario's share, a priority's scale) is said with
+        # its derivation, as a row's derived coefficient is.
+        for p in dict.fromkeys(c.name for m in expand(self.sm.objective.expr) for c in m.coefs
+                               if isinstance(c, Param) and c.name in self.derived):
+            par = self.sm.param_map[p]
+            noun = "" if par.description[:1].isalpha() else "_bare"
+            again = p in self.derived_said
+            self.derived_said.add(p)
+            text += " " + self.say(("derived_again" if again else "derived") + noun,
+                                   p=f"`{p}`", desc=bare(par.description),
+                                   how=self.derivation(p), vals=self.values(p))
+        return text
 
     def units(self) -> str | None:
         pairs = []

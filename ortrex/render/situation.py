@@ -66,6 +66,9 @@ from ortrex.render.tellings import TELLINGS
 SITUATION_LAYOUTS = ("narrative", "letter", "brief", "question", "ticket")
 _VERBAL = re.compile(r"\b(?:would|costs?|needs?|is|are|has|have|can|could|covers?|means|"
                      r"gives|takes|charges?|brings?|runs|holds?|uses?)\b")
+_PERMISSIVE = re.compile(r"\b(?:need not|needn't|do(?:es)? not have to|don't have to|"
+                         r"fractions?\b.{0,20}\b(?:fine|allowed|acceptable)|may be|can be|"
+                         r"is allowed|are allowed|no need)\b", re.IGNORECASE)
 _LISTED = re.compile(r"[:;] \{items\}|^\{items\}")  # a lead that lists its entries
 _YES_NO = "0/1"  # the unit of a yes/no table (coverage, membership)
 _LIST_LIMIT = 8  # sets up to this size are named in the opening
@@ -236,6 +239,9 @@ class Teller:
         lead = self.pick(leads)
         group = self.pick(f.group)
         item, group = after_lead(lead, item), after_lead(lead, group)
+        if self._unit_in_lead(p, lead):
+            # "Prices (EUR per portion): Couscous 2.57, Noodles 2.76": the unit is said once.
+            item = item.replace("{V}", "{v}")
         if not _LISTED.search(lead):
             # Entries inside a sentence ("we would pay {items}") carry no verb of their own.
             if _VERBAL.search(item):
@@ -258,6 +264,17 @@ class Teller:
         groups = [group.format_map(self.words.with_(e=e, items=self._inner(
             p, f, arr[i], p.index[1:], item))) for i, e in enumerate(sets[p.index[0]].elements)]
         return fill(self.pick(leads), self.words.with_(items="; ".join(groups)))
+
+    def _unit_in_lead(self, p: Parameter, lead: str) -> bool:
+        """Whether a lead already names the parameter's unit in brackets."""
+        note = self.unit_note(p)
+        if not note or note == "1 means yes, 0 means no":
+            return False
+        try:
+            head = lead.format_map(self.words.with_(items="", v="", V="", e="", u=""))
+        except (KeyError, IndexError, ValueError):
+            return False
+        return f"({note})" in head
 
     def _generic_leads(self, p: Parameter) -> tuple[str, ...]:
         """Lead sentences any fact can take, built from its label (business words)."""
@@ -487,7 +504,8 @@ class Teller:
             r = self.rng.random()
             if k and r < 0.25:
                 rules[k] = self.fresh(RULE_PREFIXES, used) + lower_first(rules[k], self.proper)
-            elif r > 0.87:
+            elif r > 0.87 and not _PERMISSIVE.search(rules[k]):
+                # "The regulator insists on it." never follows what a rule allows.
                 rules[k] = wrap(self.fresh(RULE_WRAPS, used), rules[k], self.proper)
         return rules
 

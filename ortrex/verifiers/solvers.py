@@ -98,11 +98,13 @@ def highs_version() -> str:
 
 def solve_highs(model: CanonicalModel, time_limit: float | None = None,
                 keep_solution: bool = False, threads: int | None = None,
-                heuristics: bool = True) -> SolveResult:
+                heuristics: bool = True, incumbent: np.ndarray | None = None) -> SolveResult:
     """Solve with HiGHS in process; quadratic rows, MIQP and non-convex QP are ``unsupported``.
 
     ``threads`` defaults to one (see ``HIGHS_THREADS``). ``heuristics=False`` turns off the
-    MIP root heuristics (for small models solved to a proven optimum, see ``verify``)."""
+    MIP root heuristics (for small models solved to a proven optimum, see ``verify``).
+    ``incumbent`` is a MIP start HiGHS checks itself and may improve; the proof of optimality
+    (the dual bound) stays HiGHS's own."""
     import highspy
 
     version = highs_version()
@@ -140,6 +142,11 @@ def solve_highs(model: CanonicalModel, time_limit: float | None = None,
             # an incumbent, so only callers with small models turn them off (HIGHS_LEAN).
             for option, value in HIGHS_LEAN.items():
                 h.setOptionValue(option, value)
+    if incumbent is not None and model.is_mip:
+        sol = highspy.HighsSolution()
+        sol.col_value = np.asarray(incumbent, dtype=np.float64).tolist()
+        sol.value_valid = True
+        h.setSolution(sol)
     _run_highs(h, threads)
     MS = highspy.HighsModelStatus
     st = h.getModelStatus()

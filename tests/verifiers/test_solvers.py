@@ -110,3 +110,16 @@ def test_agreement_rule() -> None:
 def test_unknown_solver() -> None:
     with pytest.raises(ValueError, match="unknown solver"):
         solve(lp(), "cplex")
+
+
+@pytest.mark.parametrize(("start", "why"), [
+    ([1.0, 1.0], "feasible but worse: HiGHS's own tree beats it"),
+    ([4.5, 4.0], "infeasible (x + y > 4.5): HiGHS drops it"),
+    ([2.5, 2.0], "the optimum itself: HiGHS proves it"),
+])
+def test_a_highs_start_never_decides_the_optimum(start: list[float], why: str) -> None:
+    # verify() hands Gurobi's plan to HiGHS as a start; the optimum stays HiGHS's to prove.
+    r = solve_highs(lp(), keep_solution=True, incumbent=np.array(start))
+    assert r.status is SolveStatus.OPTIMAL, why
+    assert r.objective == pytest.approx(12.5), why
+    assert r.x is not None and r.x[:2] == pytest.approx([2.5, 2.0]), why

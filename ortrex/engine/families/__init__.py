@@ -11,6 +11,7 @@ from ortrex.engine.families import (  # noqa: F401 - importing registers the fam
     inventory,
     knapsack,
     networks,
+    nonlinear,
     pairing,
     production,
     routing,
@@ -18,6 +19,7 @@ from ortrex.engine.families import (  # noqa: F401 - importing registers the fam
     shops,
     siting,
     transportation,
+    uncertain,
     vehicles,
     word_problems,
 )

@@ -18,6 +18,7 @@ from ortrex.engine.operators.base import (
     fresh_name,
     objective_at,
     objective_scale,
+    one_of,
     pick,
     priceable,
     quantities,
@@ -56,7 +57,7 @@ from ortrex.ir.semantic import (
     SemanticModel,
     VariableFamily,
 )
-from ortrex.render.language import article, singular
+from ortrex.render.language import article
 from ortrex.render.telling import per_unit, plain
 
 TOL = 1e-6  # an objective this close to 0 is 0 (the post-checks' tolerance)
@@ -337,7 +338,7 @@ def cost_to_profit(ctx: Context) -> Mutation:
     if market is None or market.forall == fam.dims:
         what = rate(sm, fam)
     else:
-        u = singular(fam.unit) if fam.unit else "unit"
+        u = one_of(fam.unit) if fam.unit else "unit"
         what = f"per {u} sold" + (f", by {entities_of(sm, market.forall)}" if market.forall
                                   else "")
     p = Parameter(name, tuple(s for _, s in dims), price, unit, f"revenue {what}")

@@ -151,7 +151,8 @@ def time_windows(ctx: Context) -> Mutation:
                                            "back_by", "deadline")}
     deadline = float(np.ceil(back.max() * ctx.rng.uniform(1.05, 1.25)))
     words = sm.descriptors.get("words") or {}
-    home = words.get("home", "start")
+    # A tour starts at one of its own stops (a named town, not the vocabulary's "clinic").
+    home = words.get("home", "start") if r.start else f"starting {stop}"
     if not r.start:
         open_[0], close[0] = 0.0, deadline  # the home's own window: back by the deadline
     horizon = float(max(close.max(), deadline) + travel.max() + leave.max())
@@ -205,7 +206,7 @@ def time_windows(ctx: Context) -> Mutation:
         "capacity"))
     if not r.start:
         cons.append(ConstraintFamily(
-            names["back_by"], f"The tour is back at the {home} by the {home}'s closing time.",
+            names["back_by"], f"The tour is back at the {home} by its closing time.",
             (("i", N), ("j", N)),
             V(names["arrive"], "i") + P(names["latest"]) * V(r.x, "i", "j") +
             times(P(r.dist, "i", "j")) * V(r.x, "i", "j"), "<=",

@@ -16,6 +16,7 @@ from ortrex.render.tellings import (
     finance,
     flows,
     inventory,
+    nonlinear,
     operations,
     packing,
     pairing,
@@ -24,12 +25,15 @@ from ortrex.render.tellings import (
     shops,
     siting,
     supply,
+    uncertain,
     vehicles,
     word_problems,
 )
 
 TELLINGS: Registry[Telling] = Registry()
 for _module in (allocation, covering, finance, flows, inventory, operations, packing, pairing,
+                uncertain,
+                nonlinear,
                 planning, routing, shops, siting, supply, vehicles, word_problems):
     for _family, _telling in _module.TELLINGS.items():
         TELLINGS.add(_family, _telling, "telling")
