@@ -61,5 +61,6 @@ def verified_parent(family: str, seed: int = 7, size: str = "small") -> tuple:
         if out.accepted:
             break
     assert out.accepted, (family, out.rejection)
-    x = out.results[0].x
-    return sm, inst, family_values(sm, list(inst.var_names), x), x, out.results[0].objective
+    # The first solver with a plan (HiGHS has none for a family only Gurobi can solve).
+    best = next(r for r in out.results if r.x is not None)
+    return sm, inst, family_values(sm, list(inst.var_names), best.x), best.x, best.objective

@@ -72,6 +72,10 @@ def _split_head(noun: str) -> tuple[str, str, str]:
 @lru_cache(maxsize=4096)
 def singular(word: str) -> str:
     """The singular of a plural noun (unchanged when it is not one, or is a unit symbol)."""
+    for joint in (" per ", " of "):  # "megalitres per day" -> "megalitre per day"
+        if joint in word:
+            head, _, rest = word.partition(joint)
+            return f"{singular(head)}{joint}{rest}"
     if "-" in word:  # "person-hours" -> "person-hour"
         head, _, last = word.rpartition("-")
         return f"{head}-{singular(last)}" if head and last else word

@@ -91,8 +91,8 @@ def solve_and_report(sm: SemanticModel, objective: str,
 class _Names:
     """Python identifiers for sets, parameters and variables (never clashing with the code)."""
 
-    RESERVED = frozenset({"gp", "GRB", "json", "model", "h", "highspy", "data", "math", "quad",
-                          "table", "status", "value", "expr", "lin", "add_quad", "result"})
+    RESERVED = frozenset({"gp", "GRB", "json", "model", "h", "highs", "highspy", "data", "math",
+                          "quad", "table", "status", "value", "expr", "lin", "add_quad", "result"})
 
     def __init__(self, sm: SemanticModel) -> None:
         self.map = identifiers(sm, self.RESERVED)
@@ -366,7 +366,7 @@ def highspy_program(sm: SemanticModel, data_mode: str = "literal") -> Program:
     if any(_is_quadratic(c.lhs) for c in sm.constraints):
         raise ValueError(f"{sm.family}: HiGHS does not take quadratic constraints")
     names = _Names(sm)
-    em = _Emitter(sm, names, "h.qsum")
+    em = _Emitter(sm, names, "highs.qsum")
     quadratic = _is_quadratic(sm.objective.expr)
     lines = [f'"""{sm.descriptors.get("title", sm.name)}: {sm.family} model in highspy."""',
              "", *(["import json", ""] if data_mode == "json" else []), "import highspy", "",
@@ -374,7 +374,7 @@ def highspy_program(sm: SemanticModel, data_mode: str = "literal") -> Program:
     if quadratic:
         lines += _HIGHS_QUAD_HELPER
     lines += _data_block(sm, names, data_mode)
-    lines += ["", "h = highspy.Highs()", "h.silent()", ""]
+    lines += ["", "highs = highspy.Highs()", "highs.silent()", ""]
     vt = {"C": "highspy.HighsVarType.kContinuous", "I": "highspy.HighsVarType.kInteger",
           "B": "highspy.HighsVarType.kInteger"}
     for v in sm.variables:
@@ -384,21 +384,21 @@ def highspy_program(sm: SemanticModel, data_mode: str = "literal") -> Program:
             _bound_args(v, em, sets, "highspy.kHighsInf")
         lines.append(f"# {v.description}" + (f" ({v.unit})" if v.unit else ""))
         args = ", ".join([*bounds, f"type={vt[v.vtype]}", f"name={_var_name(v, names)}"])
-        lines += _declare(v, name, f"h.addVariable({args})", "{}", em, names)
+        lines += _declare(v, name, f"highs.addVariable({args})", "{}", em, names)
     lines.append("")
     for c in sm.constraints:
         sets = dict(c.forall)
         lhs = em.expr(c.lhs, sets)
-        if not (lhs.startswith("h.qsum(") and lhs.endswith(")") and isinstance(c.lhs, Sum)):
-            lhs = f"h.qsum([{lhs}])"  # an expression even when every term is absent
+        if not (lhs.startswith("highs.qsum(") and lhs.endswith(")") and isinstance(c.lhs, Sum)):
+            lhs = f"highs.qsum([{lhs}])"  # an expression even when every term is absent
         body = f"{lhs} {_SENSE[c.sense]} {em.expr(as_expr(c.rhs), sets)}"
         lines.append(f"# {c.meaning}")
         if not c.forall:
-            lines.append(f"h.addConstr({body}, name={c.name!r})")
+            lines.append(f"highs.addConstr({body}, name={c.name!r})")
             continue
         indent = _nest(lines, c.forall, [em.cond(w, sets) for w in c.where], names)
         label = ",".join("{" + f"{names.set(s)}[{i}]" + "}" for i, s in c.forall)
-        lines.append(f'{indent}h.addConstr({body}, name=f"{c.name}[{label}]")')
+        lines.append(f'{indent}highs.addConstr({body}, name=f"{c.name}[{label}]")')
     o = sm.objective
     sign = "" if o.sense == "min" else "-"
     lines += ["", f"# objective: {o.description}"]
@@ -406,25 +406,26 @@ def highspy_program(sm: SemanticModel, data_mode: str = "literal") -> Program:
         lin = _linear_part(o.expr)
         lines += ["quad = {}"]
         lines += _quad_loops(o.expr, em, sign)
-        linear = f"h.qsum([{sign}({em.expr(Add(tuple(lin)), {})})])" if lin else "h.qsum([])"
-        lines += [f"h.setObjective({linear}, highspy.ObjSense.kMinimize)",
-                  "pass_hessian(h, quad, h.numVariables)", "h.run()"]
+        linear = f"highs.qsum([{sign}({em.expr(Add(tuple(lin)), {})})])" if lin else \
+            "highs.qsum([])"
+        lines += [f"highs.setObjective({linear}, highspy.ObjSense.kMinimize)",
+                  "pass_hessian(highs, quad, highs.numVariables)", "highs.run()"]
     else:
-        lines += [f"h.setObjective(h.qsum([{em.expr(o.expr, {})}]), "
+        lines += [f"highs.setObjective(highs.qsum([{em.expr(o.expr, {})}]), "
                   f"highspy.ObjSense.{'kMinimize' if o.sense == 'min' else 'kMaximize'})",
-                  "h.run()"]
-    value = "h.getInfo().objective_function_value"
+                  "highs.run()"]
+    value = "highs.getInfo().objective_function_value"
     if quadratic and o.sense == "max":
         value = f"-{value}"
-    lines += ["", "status = h.getModelStatus()",
+    lines += ["", "status = highs.getModelStatus()",
               "if status == highspy.HighsModelStatus.kOptimal:",
               f'    print(f"{OBJECTIVE_TAG}: {{{value}!r}}")',
-              "    names = h.allVariableNames()  # the decisions behind it",
-              "    for name, val in zip(names, h.getSolution().col_value):",
+              "    names = highs.allVariableNames()  # the decisions behind it",
+              "    for name, val in zip(names, highs.getSolution().col_value):",
               "        if abs(val) > 1e-6:",
               '            print(f"{name} = {val:g}")',
               "else:",
-              f'    print(f"{STATUS_TAG}: {{h.modelStatusToString(status)}}")', ""]
+              f'    print(f"{STATUS_TAG}: {{highs.modelStatusToString(status)}}")', ""]
     return Program("highspy", data_mode, "\n".join(lines))
 
 

@@ -45,9 +45,12 @@ def rederive(sm: SemanticModel, kind: str, subject: str, value: str) -> bool:
         return value == str(g.sense)
     if kind == "class":
         ints = bool(np.isin(g.var_types, ("I", "B")).any())
-        quad = bool(g.qobj[0].size or g.qrows[0].size)
-        return value == ("MIQP" if ints and quad else "QP" if quad else
-                         "MILP" if ints else "LP")
+        mi = "MI" if ints else ""
+        if g.qrows[0].size:  # quadratic rows, whatever the objective
+            return value == f"{mi}QCP"
+        if g.qobj[0].size:
+            return value == f"{mi}QP"
+        return value == ("MILP" if ints else "LP")
     if kind == "relaxation":
         return bool(np.isin(g.var_types, ("I", "B")).any()) and \
             value == ("lower" if str(g.sense) == "min" else "upper")

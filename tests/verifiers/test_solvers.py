@@ -123,3 +123,22 @@ def test_a_highs_start_never_decides_the_optimum(start: list[float], why: str) -
     assert r.status is SolveStatus.OPTIMAL, why
     assert r.objective == pytest.approx(12.5), why
     assert r.x is not None and r.x[:2] == pytest.approx([2.5, 2.0]), why
+
+
+def test_gurobi_values_a_hair_outside_their_bounds_are_snapped_and_rechecked() -> None:
+    # hub_location (seed 46/6, medium): Gurobi's unscaled solution had a flow 8.5e-6 below
+    # its bound of 0, which the independent check refused as a solver disagreement.
+    from ortrex.engine.families import REGISTRY
+    from ortrex.engine.generate.pipeline import task_seed
+    from ortrex.verifiers.solution import check_solution
+    from ortrex.verifiers.solvers import _snapped
+
+    inst = REGISTRY["hub_location"].sample(task_seed(46, 6), "medium").ground()
+    res = solve_gurobi(inst, keep_solution=True)
+    assert res.x is not None and check_solution(inst, res.x).ok
+    assert np.all(res.x >= inst.lb) and np.all(res.x <= inst.ub)
+    # Further out than a hair, a value stays where it is (and fails the check).
+    x = np.clip(res.x.copy(), inst.lb, inst.ub)
+    x[0] = inst.lb[0] - 0.5
+    assert _snapped(inst, x)[0] == inst.lb[0] - 0.5
+    assert not check_solution(inst, _snapped(inst, x)).ok

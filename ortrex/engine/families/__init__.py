@@ -8,6 +8,7 @@ from ortrex.engine.families import (  # noqa: F401 - importing registers the fam
     energy,
     facility,
     finance,
+    hubs,
     inventory,
     knapsack,
     networks,

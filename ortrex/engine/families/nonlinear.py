@@ -359,6 +359,8 @@ class LotSizeSpace(Family):
 
     def trivial(self, sm: SemanticModel, values: Mapping[str, np.ndarray]) -> str | None:
         """The space limit leaves room: every item orders its own unconstrained lot."""
+        if "space" not in sm.param_map or "q" not in values:  # a child without the limit
+            return None
         a = np.asarray(sm.param_map["space"].values)
         cap = float(np.asarray(sm.param_map["room"].values))
         if float(a @ np.asarray(values["q"])) < cap * (1 - 1e-4):

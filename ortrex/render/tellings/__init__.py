@@ -15,6 +15,7 @@ from ortrex.render.tellings import (
     covering,
     finance,
     flows,
+    hubs,
     inventory,
     nonlinear,
     operations,
@@ -31,10 +32,9 @@ from ortrex.render.tellings import (
 )
 
 TELLINGS: Registry[Telling] = Registry()
-for _module in (allocation, covering, finance, flows, inventory, operations, packing, pairing,
-                uncertain,
-                nonlinear,
-                planning, routing, shops, siting, supply, vehicles, word_problems):
+for _module in (allocation, covering, finance, flows, hubs, inventory, nonlinear, operations,
+                packing, pairing, planning, routing, shops, siting, supply, uncertain, vehicles,
+                word_problems):
     for _family, _telling in _module.TELLINGS.items():
         TELLINGS.add(_family, _telling, "telling")
 
