@@ -14,23 +14,14 @@ import numpy as np
 import pytest
 
 from ortrex.engine.families import REGISTRY
-from ortrex.engine.generate.mutate import family_values
 from ortrex.engine.generate.pipeline import task_seed, verify
 from ortrex.ir.semantic import SemanticModel
-from ortrex.render.documents import decisions, own_names, solution_from
 from ortrex.render.statement import render_statement
 from ortrex.verifiers.solvers import SolveStatus, objectives_agree, solve_gurobi, solve_highs
+from tests.engine.family_checks import assert_answer_in_own_names, solved
 
 FAMILIES = ("risk_limited_portfolio", "pooling", "lot_size_space", "quadratic_assignment")
 TOL = 1e-5
-
-
-def solved(sm: SemanticModel) -> tuple[dict[str, np.ndarray], float]:
-    """The optimum of ``sm`` by Gurobi, per variable family, and its objective."""
-    inst = sm.ground()
-    res = solve_gurobi(inst, keep_solution=True, threads=1)
-    assert res.status is SolveStatus.OPTIMAL and res.x is not None and res.objective is not None
-    return family_values(sm, list(inst.var_names), res.x), float(res.objective)
 
 
 def data(sm: SemanticModel) -> dict[str, np.ndarray]:
@@ -51,7 +42,7 @@ def test_highs_declines_and_the_instances_are_flagged_single_solver(family: str)
 def test_the_portfolio_keeps_its_risk_within_the_limit_and_the_limit_binds(seed: int,
                                                                             size: str) -> None:
     sm = REGISTRY["risk_limited_portfolio"].sample(task_seed(41, seed), size)
-    values, objective = solved(sm)
+    values, objective = solved(sm, solve_gurobi)
     p = data(sm)
     w = values["w"]
     assert abs(w.sum() - 1.0) <= TOL and np.all(w >= -TOL)
@@ -74,7 +65,7 @@ def test_the_portfolio_keeps_its_risk_within_the_limit_and_the_limit_binds(seed:
 def test_pooling_keeps_every_spec_and_each_pool_is_the_mix_of_its_inflows(seed: int,
                                                                          size: str) -> None:
     sm = REGISTRY["pooling"].sample(task_seed(42, seed), size)
-    values, objective = solved(sm)
+    values, objective = solved(sm, solve_gurobi)
     p = data(sm)
     x, y, z, quality = values["x"], values["y"], values["z"], values["p"]
     assert min(x.min(), y.min(), z.min()) >= -TOL
@@ -108,7 +99,7 @@ def test_pools_differ_in_pipes_and_mix_clean_with_dirty() -> None:
         assert len({tuple(row) for row in pipe}) == pipe.shape[0]  # no two pools alike
         assert np.all(pipe.sum(axis=0) >= 1)  # every source reaches a pool
         assert np.all(pipe.sum(axis=1) >= 2)  # every pool's quality is a choice
-        values, _ = solved(sm)
+        values, _ = solved(sm, solve_gurobi)
         x = values["x"]
         # A pool fed by sources of different quality at once: pooling, not routing.
         mixed += int(any(np.sum(x[:, q] > 1e-3) >= 2 for q in range(x.shape[1])))
@@ -137,7 +128,7 @@ def square_root_law(p: dict[str, np.ndarray]) -> tuple[np.ndarray, float]:
 def test_lot_sizes_follow_the_square_root_law_squeezed_by_the_room(seed: int,
                                                                    size: str) -> None:
     sm = REGISTRY["lot_size_space"].sample(task_seed(44, seed), size)
-    values, objective = solved(sm)
+    values, objective = solved(sm, solve_gurobi)
     p = data(sm)
     q, n = values["q"], values["n"]
     assert np.all(q >= p["min_lot"] - TOL) and np.all(p["min_lot"] > 0)
@@ -169,7 +160,7 @@ def layout_cost(flow: np.ndarray, dist: np.ndarray, where: np.ndarray) -> np.nda
                                                                                "medium")])
 def test_the_layout_is_a_permutation_and_no_other_is_cheaper(seed: int, size: str) -> None:
     sm = REGISTRY["quadratic_assignment"].sample(task_seed(45, seed), size)
-    values, objective = solved(sm)
+    values, objective = solved(sm, solve_gurobi)
     p = data(sm)
     x = np.round(values["x"])
     assert np.abs(values["x"] - x).max() <= 1e-6
@@ -237,10 +228,4 @@ def test_statements_tell_the_rules_a_modeller_needs() -> None:
 @pytest.mark.parametrize("family", FAMILIES)
 def test_the_answer_is_told_in_the_statements_names(family: str) -> None:
     sm = REGISTRY[family].sample(task_seed(49, 0), "small")
-    inst = sm.ground()
-    res = solve_gurobi(inst, keep_solution=True)
-    assert res.objective is not None
-    sol = solution_from(own_names(sm, inst), res.x, res.objective, limit=10**6)
-    said = decisions(sm, sol)
-    names = {e for s in sm.sets for e in s.elements}
-    assert said and all(any(n in line for n in names) for line in said), said
+    assert_answer_in_own_names(sm, solve_gurobi)

@@ -16,26 +16,12 @@ from scipy.optimize import linprog
 
 from ortrex.engine.families import REGISTRY
 from ortrex.engine.families.uncertain import scenario_weights
-from ortrex.engine.generate.mutate import family_values
 from ortrex.engine.generate.pipeline import task_seed, verify
-from ortrex.ir.semantic import SemanticModel
-from ortrex.render.documents import decisions, own_names, solution_from
 from ortrex.render.statement import render_statement
-from ortrex.verifiers.solvers import objectives_agree, solve_highs
+from ortrex.verifiers.solvers import objectives_agree
+from tests.engine.family_checks import assert_answer_in_own_names, solved, values
 
 FAMILIES = ("two_stage_capacity", "robust_mix", "safety_stock")
-
-
-def solved(sm: SemanticModel) -> tuple[dict[str, np.ndarray], float]:
-    """The optimum of ``sm`` by HiGHS, per variable family, and its objective."""
-    inst = sm.ground()
-    res = solve_highs(inst, keep_solution=True)
-    assert res.x is not None and res.objective is not None
-    return family_values(sm, list(inst.var_names), res.x), float(res.objective)
-
-
-def values(sm: SemanticModel, name: str) -> np.ndarray:
-    return np.asarray(sm.param_map[name].values, dtype=float)
 
 
 def best_recourse(capacity: np.ndarray, demand: np.ndarray, ship: np.ndarray,
@@ -200,10 +186,4 @@ def test_statements_tell_the_scenarios_and_the_overruns_guarded_against() -> Non
 @pytest.mark.parametrize("family", FAMILIES)
 def test_the_answer_is_told_in_the_statements_names(family: str) -> None:
     sm = REGISTRY[family].sample(task_seed(48, 0), "small")
-    inst = sm.ground()
-    res = solve_highs(inst, keep_solution=True)
-    assert res.objective is not None
-    sol = solution_from(own_names(sm, inst), res.x, res.objective, limit=10**6)
-    said = decisions(sm, sol)
-    names = {e for s in sm.sets for e in s.elements}
-    assert said and all(any(n in line for n in names) for line in said), said
+    assert_answer_in_own_names(sm)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 
 import numpy as np
 import pytest
@@ -145,7 +146,9 @@ def test_every_family_offers_three_domains_and_all_sizes() -> None:
             sm = f.sample(task_seed(11, 0), size)
             assert sm.descriptors["size"] == size and sm.descriptors["story"]
             for p in sm.params:
-                assert p.description and p.unit, (f.name, p.name)
+                # A pure number (a probability, a share, a weight) has no unit.
+                assert p.description and (p.unit or re.match(
+                    r"(probability|share|weight) of ", p.description)), (f.name, p.name)
             for v in sm.variables:
                 assert v.description and v.unit, (f.name, v.name)
             for s in sm.sets:

@@ -164,6 +164,10 @@ def _domains(family: str) -> list[SemanticModel]:
     return out
 
 
+# Descriptions of the parameters that are pure numbers, told without a unit.
+DIMENSIONLESS = re.compile(r"^(probability|share|weight) of ")
+
+
 @pytest.mark.parametrize("family", sorted(REGISTRY))
 def test_every_parameter_has_a_unit_that_fits(family: str) -> None:
     for sm in _domains(family):
@@ -173,7 +177,10 @@ def test_every_parameter_has_a_unit_that_fits(family: str) -> None:
         for p in sm.params:
             if p.name in sm.derived_params or p.name in links:
                 continue
-            assert p.unit, (family, sm.domain, p.name)
+            if not p.unit:  # a pure number: a probability, a share, a weight
+                assert DIMENSIONLESS.match(p.description), (family, sm.domain, p.name)
+                assert f"| {capital(labels[p.name])} |" in dt, (family, p.name, dt)
+                continue
             note = "1 means yes, 0 means no" if p.unit == "0/1" else unit(p.unit)
             assert f"{capital(labels[p.name])} ({note})" in dt, (family, p.name, dt)
             names = [labels[p.name], p.description,

@@ -18,8 +18,8 @@ import numpy as np
 from scipy.sparse.csgraph import shortest_path
 
 from ortrex.engine.families.base import Builder, Family, Vocabulary, all_at, register, rounded
-from ortrex.engine.families.siting import _first_fit as _fits_into
-from ortrex.engine.families.vehicles import _capacity, _euclid, _first_fit
+from ortrex.engine.families.siting import packs_first_fit
+from ortrex.engine.families.vehicles import euclid, fleet_first_fit, vehicle_capacity
 from ortrex.ir.expr import Cond, Expr, P, V, total
 from ortrex.ir.semantic import SemanticModel
 
@@ -71,7 +71,7 @@ def tree_network(rng: np.random.Generator, n: int, near: int
     from scipy.sparse.csgraph import minimum_spanning_tree
 
     xy = rng.uniform(0, 60.0, (n, 2))
-    d = _euclid(xy, xy)
+    d = euclid(xy, xy)
     # The straight-line tree keeps the offer connected (near neighbours alone may not).
     pairs = {(min(int(i), int(j)), max(int(i), int(j)))
              for i, j in zip(*minimum_spanning_tree(d).nonzero(), strict=True)}
@@ -230,7 +230,7 @@ def gravity_flows(rng: np.random.Generator, n: int, xy: np.ndarray, low: float,
     """Origin-destination flows between ``n`` places (whole numbers, none to itself):
     weights of each place's size times each other's, thinning with distance."""
     size = rng.lognormal(0.0, 0.5, n)
-    d = _euclid(xy, xy)
+    d = euclid(xy, xy)
     pull = np.outer(size, size) / (1.0 + d / 40.0)
     np.fill_diagonal(pull, 0.0)
     flows = low + (high - low) * pull / pull.max() * rng.uniform(0.7, 1.3, (n, n))
@@ -308,8 +308,8 @@ class HubLocation(Family):
         # Feeder legs wind a little (a detour each); trunk legs run straight, and after
         # rounding each is cut to the cheapest chain of legs (which rounding can make a
         # cent cheaper), so a flow never gains by passing through a third hub.
-        cost = rounded(_euclid(xy, hub_xy) * rng.uniform(1.05, 1.3, (nN, nH)) * rate + 0.2, 2)
-        trunk = np.round(shortest_path(rounded(_euclid(hub_xy, hub_xy) * rate, 2),
+        cost = rounded(euclid(xy, hub_xy) * rng.uniform(1.05, 1.3, (nN, nH)) * rate + 0.2, 2)
+        trunk = np.round(shortest_path(rounded(euclid(hub_xy, hub_xy) * rate, 2),
                                        directed=False), 2)
         discount = float(np.round(rng.uniform(0.55, 0.8), 2))
         out = flows.sum(axis=1)
@@ -317,7 +317,7 @@ class HubLocation(Family):
         # Hubs each take about 40-70% of what is sent (two at least are needed), and
         # together room for a plan that first-fit finds (feasible).
         cap = np.ceil(total_out * rng.uniform(0.4, 0.7, nH) / 10) * 10
-        while not _fits_into(out, cap):
+        while not packs_first_fit(out, cap):
             cap = cap + 10.0
         # A hub's fixed cost is of the order of what it saves: about the transport of a
         # fifth to a third of all flows over a typical feeder leg.
@@ -329,7 +329,7 @@ class HubLocation(Family):
                 "each {H}", "{money} per {unit}")
         b.param("trunk", ("H", "H"), trunk, "full cost of moving one {unit} between each "
                 "two {H}s", "{money} per {unit}")
-        b.param("discount", (), discount, "share of the full cost paid between {H}s", "share")
+        b.param("discount", (), discount, "share of the full cost paid between {H}s", "")
         b.param("fixed", ("H",), fixed, "cost of opening each {H}", "{money} per {term}")
         b.param("capacity", ("H",), cap, "most {goods} each {H} handles from its {N}s",
                 "{qty}", integer=True)
@@ -456,15 +456,15 @@ class LocationRouting(Family):
         depot_xy = span * (0.5 + 0.8 * (rng.uniform(0, 1, (nD, 2)) - 0.5))
         # Distances between stops depend on the direction (one-way streets): the mirror
         # image of a route is another route, and the optimum is not a pair of twins.
-        dist = rounded(_euclid(xy, xy) * rng.uniform(1.0, 1.3, (nC, nC)), 1)
-        depot_dist = np.maximum(rounded(_euclid(depot_xy, xy) * 1.15, 1), 0.5)
+        dist = rounded(euclid(xy, xy) * rng.uniform(1.0, 1.3, (nC, nC)), 1)
+        depot_dist = np.maximum(rounded(euclid(depot_xy, xy) * 1.15, 1), 0.5)
         demand = rng.integers(lo, hi + 1, nC).astype(float)
         total_demand = float(demand.sum())
         # Several routes, each with room to spare (a capacity packed tight is a bin-packing
-        # puzzle inside the routing, and slow; see vehicles._capacity), and a fleet of the
+        # puzzle inside the routing, and slow; see vehicles.vehicle_capacity), and a fleet of the
         # fewest vehicles the load needs, all of which go out (as in cvrp: with "at most",
         # HiGHS took 10-25 s on 8 stops and 3 depots, with "exactly" under 3).
-        cap = _capacity(demand, rng, lambda q: _first_fit(demand, q))
+        cap = vehicle_capacity(demand, rng, lambda q: fleet_first_fit(demand, q))
         fleet = float(-(-total_demand // cap))
         routes = route_loads(demand, cap)
         # Depots each hold a little more than half of the demand (two of three are
@@ -472,7 +472,7 @@ class LocationRouting(Family):
         # hold the routes of a plan with that fleet (feasible).
         share = (1.0, 1.25) if nD <= 2 else (0.55, 0.8)
         depot_cap = np.ceil(total_demand * rng.uniform(*share, nD) / 5) * 5
-        while not _fits_into(routes, np.sort(depot_cap)[::-1][:max(1, nD - 1)]):
+        while not packs_first_fit(routes, np.sort(depot_cap)[::-1][:max(1, nD - 1)]):
             depot_cap += 5.0
         rate = float(np.round(rng.uniform(0.8, 1.6), 2))  # per km
         # A depot costs about what one to two of its routes cost to drive.

@@ -28,7 +28,7 @@ def _open_count(rng: np.random.Generator, n_sites: int) -> int:
     return int(rng.integers(2, min(n_sites - 1, max(3, n_sites // 2)) + 1))
 
 
-def _first_fit(sizes: np.ndarray, capacities: np.ndarray) -> bool:
+def packs_first_fit(sizes: np.ndarray, capacities: np.ndarray) -> bool:
     """Whether first-fit decreasing packs ``sizes`` into bins of ``capacities``."""
     loads = np.zeros(capacities.size)
     for s in sorted(sizes, reverse=True):
@@ -119,7 +119,7 @@ class PMedian(Family):
         # enough that the relaxation splits customers, loose enough (first-fit decreasing
         # checks it) that p sites can serve everyone whole.
         cap = float(np.ceil(demand.sum() / p * rng.uniform(1.0, 1.1) / 5) * 5)
-        while not _first_fit(demand, np.full(p, cap)):
+        while not packs_first_fit(demand, np.full(p, cap)):
             cap += 5.0
         b.param("demand", ("C",), demand, "demand of each {C}", "{qty}", integer=True)
         b.param("dist", ("F", "C"), dist, "distance from each {F} to each {C}", "{length}")

@@ -117,7 +117,7 @@ class TwoStageCapacity(Family):
         # rare high scenarios partly unmet, little enough to build for the common ones.
         per_unit = penalty.mean() * rng.uniform(0.25, 0.5, nP)
         module_cost = rounded(per_unit * size, -1)
-        b.param("prob", ("S",), prob, "probability of each {S}", "probability")
+        b.param("prob", ("S",), prob, "probability of each {S}", "")
         b.param("demand", ("C", "S"), demand, "demand of each {C} in each {S}", "{qty}",
                 integer=True)
         b.param("size", ("P",), size, "capacity of one {module} at each {P}", "{qty}",
@@ -359,7 +359,7 @@ class SafetyStock(Family):
         b.param("space", ("I",), space, "{space} one unit of each {I} takes", "{room} per "
                 "{qty}")
         b.param("limit", (), limit, "{space} available", "{room}")
-        b.param("weight", (), 1.0 / nS, "weight of each {S} in the expected margin", "share")
+        b.param("weight", (), 1.0 / nS, "weight of each {S} in the expected margin", "")
         b.derive("weight", "1 / len(S)")
         b.var("stock", (("i", "I"),), "{qty} of {I} i {stocked}", vtype="I", unit="{qty}",
               role="quantity")

@@ -27,12 +27,12 @@ def _points(rng: np.random.Generator, n: int, span: float) -> tuple[np.ndarray, 
     return home, rng.uniform(0, span, (n, 2))
 
 
-def _euclid(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+def euclid(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """Straight-line distances from every point of ``a`` to every point of ``b``."""
     return np.linalg.norm(a[:, None, :] - b[None, :, :], axis=2)
 
 
-def _first_fit(demand: np.ndarray, cap: float) -> int:
+def fleet_first_fit(demand: np.ndarray, cap: float) -> int:
     """Vehicles first-fit decreasing needs for ``demand`` (a feasible fleet size)."""
     loads: list[float] = []
     for d in sorted(demand, reverse=True):
@@ -62,7 +62,7 @@ def _sweep(home: np.ndarray, xy: np.ndarray, demand: np.ndarray, cap: float,
     return routes
 
 
-def _capacity(demand: np.ndarray, rng: np.random.Generator,
+def vehicle_capacity(demand: np.ndarray, rng: np.random.Generator,
               vehicles: Callable[[float], int]) -> float:
     """A vehicle capacity of two to four routes' worth of demand, raised until a plan with
     as few routes as the total load needs exists (``vehicles``: the routes of a plan at that
@@ -181,12 +181,12 @@ class CVRP(Family):
         # Road distances, longer than the straight line by a detour of its own each way
         # (one-way streets): with the same distance both ways each route had its mirror
         # image, and HiGHS took up to 12 s on a dozen towns; now at most 3.
-        dist = rounded(_euclid(xy, xy) * rng.uniform(1.0, 1.3, (n, n)), 1)
-        home_dist = rounded(_euclid(home[None, :], xy)[0], 1)
+        dist = rounded(euclid(xy, xy) * rng.uniform(1.0, 1.3, (n, n)), 1)
+        home_dist = rounded(euclid(home[None, :], xy)[0], 1)
         demand = rng.integers(lo, hi + 1, n).astype(float)
         # The fleet is the fewest vehicles the total load needs, and first-fit packs the
         # demands into that many: it binds, and no single vehicle carries everything.
-        cap = _capacity(demand, rng, lambda q: _first_fit(demand, q))
+        cap = vehicle_capacity(demand, rng, lambda q: fleet_first_fit(demand, q))
         fleet = float(-(-demand.sum() // cap))
         b.param("dist", ("C", "C"), dist, "distance between {C}s", "{length}")
         b.param("home_dist", ("C",), home_dist, "distance from the {home} to each {C}",
@@ -253,16 +253,16 @@ class VRPTW(Family):
         home, xy = _points(rng, n, span)
         # Whole minutes, never zero between two places: whole data keep the earliest
         # schedule in whole minutes (whether times are whole never matters).
-        travel = np.maximum(np.round(_euclid(xy, xy)), 1.0)
+        travel = np.maximum(np.round(euclid(xy, xy)), 1.0)
         np.fill_diagonal(travel, 0.0)
-        home_time = np.maximum(np.round(_euclid(home[None, :], xy)[0]), 1.0)
+        home_time = np.maximum(np.round(euclid(home[None, :], xy)[0]), 1.0)
         service = rng.integers(s_lo, s_hi + 1, n).astype(float)
         demand = rng.integers(lo, hi + 1, n).astype(float)
         # A reference plan (a sweep cut by capacity, as few routes as the load needs) sets the
         # windows round its arrival times: it meets them, so the instance is feasible, and the
         # windows are narrow enough that the shortest routes ignoring them usually break one.
         turn = rng.uniform(-math.pi, math.pi)
-        cap = _capacity(demand, rng, lambda q: len(_sweep(home, xy, demand, q, turn)))
+        cap = vehicle_capacity(demand, rng, lambda q: len(_sweep(home, xy, demand, q, turn)))
         plan = _sweep(home, xy, demand, cap, turn)
         arrive = np.zeros(n)
         for route in plan:
@@ -367,9 +367,9 @@ class PickupDelivery(Family):
         # Room for the largest request and about half of all of them: carrying everything at
         # once is out, one request after another always fits.
         cap = float(max(size.max(), math.ceil(size.sum() * rng.uniform(0.4, 0.6))))
-        b.param("dist", ("N", "N"), rounded(_euclid(xy, xy), 1), "distance between {N}s",
+        b.param("dist", ("N", "N"), rounded(euclid(xy, xy), 1), "distance between {N}s",
                 "{length}")
-        b.param("home_dist", ("N",), rounded(_euclid(home[None, :], xy)[0], 1),
+        b.param("home_dist", ("N",), rounded(euclid(home[None, :], xy)[0], 1),
                 "distance from the {home} to each {N}", "{length}")
         b.param("pickup", ("R",), pickup, "the {N} where each {R} is {collect}", "{N}",
                 integer=True, position_in="N")

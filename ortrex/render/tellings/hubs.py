@@ -110,9 +110,9 @@ HUB_LOCATION = Telling(
                        "({unit_trunk}): {items}."),
                       ("{e} {v}", "to {e} {v}"), ("from {e}: {items}", "for {e}, {items}"),
                       label="full cost per {unit} between {Hs}"),
-        "discount": Fact(("On the {trunk} between two {Hs} we pay only a share of the full "
-                          "cost: {items} of it.",
-                          "The {trunk} between {Hs} cost {items} times the full rate."),
+        "discount": Fact(("On the {trunk} between two {Hs} we pay only part of the full "
+                          "cost: {items}.",
+                          "The {trunk} between {Hs} cost {items}."),
                          label="share paid between {Hs}"),
         "fixed": Fact(("Running each {H} as a {hub} costs ({unit_fixed}): {items}.",
                        "Fixed cost of each {H} ({unit_fixed}): {items}."),
