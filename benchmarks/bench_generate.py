@@ -36,8 +36,7 @@ from ortrex.engine.families import REGISTRY
 from ortrex.engine.generate.job import JobSpec, LocalExecutor, run_job
 from ortrex.store import Store
 
-# The family modules of the breadth issue (the families after the first 25; rostering is
-# not registered yet).
+# The family modules of the breadth issue (the families after the first 25).
 BREADTH = ("vehicles", "shops", "inventory", "siting", "pairing", "word_problems", "uncertain",
            "nonlinear", "hubs", "rostering")
 

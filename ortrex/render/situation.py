@@ -596,8 +596,9 @@ def _noun_phrase(lead: str) -> bool:
 _VARIANTS = tuple((re.compile(rf"\b{a}", re.I), b) for a, b in (
     (r"must\b(?! not)", ("must", "will have to")),
     (r"cannot\b", ("cannot", "may not", "must not", "can never")),
-    (r"at most\b", ("at most", "no more than", "not more than")),
-    (r"at least\b", ("at least", "no less than", "not less than")),
+    # Not before "as many ... as": "no more than as many" is no English.
+    (r"at most\b(?! as\b)", ("at most", "no more than", "not more than")),
+    (r"at least\b(?! as\b)", ("at least", "no less than", "not less than")),
     (r"every\b(?! other)", ("every", "each")),
     (r"exceed\b", ("exceed", "go beyond", "go over")),
 ))

@@ -100,6 +100,8 @@ _ABBREVIATION = re.compile(r"\b(?:e\.g|i\.e|etc|vs|approx|incl|no|cf|al)\.$", re
 _GLUED = re.compile(r"\b(?P<code>[A-Za-z][A-Za-z_]*\d+) (?P<num>[-+]?\d[\d,]*(?:\.\d+)?)\b")
 _COMPARISON = re.compile(r"\bthe (?P<np>[a-z][\w -]{0,80}?) as (?:\w+ ){0,2}as "
                          r"(?P<pro>it|they) (?:can|could|will|may|might) be\b", re.I)
+# "no more than as many", "not less than as much": a bound swapped into an equal comparison.
+_DOUBLE_COMPARISON = re.compile(r"\b(?:more|less|fewer) than as (?:many|much)\b", re.I)
 _PHRASE_END = re.compile(r"\b(?:of|per|in|for|from|on|at|plus|net|over|across|between|"
                          r"among|to|by|with)\b")
 _PARTICIPLES = frozenset({"sent", "kept", "made", "built", "cut", "run", "held", "bought",
@@ -299,6 +301,8 @@ def _glued(body: str, add: Add) -> None:
 
 
 def _comparisons(body: str, add: Add) -> None:
+    for m in _DOUBLE_COMPARISON.finditer(body):
+        add(Finding("double-comparison", m.group(0)))
     for m in _COMPARISON.finditer(body):
         head = _head(m.group("np"))
         if not head or not head.isalpha():

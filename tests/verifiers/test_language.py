@@ -96,6 +96,8 @@ FAMILIES = {
     "pronoun-agreement": ["We want the trucks sent as low as it can be.",
                           "Keep the total cost as low as they can be.",
                           "We want the open depots as few as it could be."],
+    "double-comparison": ["We make not more than as many batches as we sell.",
+                          "Ship no less than as much as was ordered."],
     "repeated-sentence": ["Thanks for looking into this. Data follows.\nThanks for looking "
                           "into this."],
     "number-agreement": ["It takes 1 machine hours.", "We need 1 extra pallets."],
@@ -118,6 +120,7 @@ CLEAN = [
     "The analysis of the gas process covers the bus and its status; e.g., the glass class.",
     "It takes 1 machine hour; job 1 comes first and 1 unit costs 3 USD.",
     "Rhys and Heinrichs sign the letter.",
+    "We make at most as many batches as we sell, and no more than 5 more than last week.",
 ]
 
 

@@ -15,6 +15,7 @@ from ortrex.engine.families import (  # noqa: F401 - importing registers the fam
     nonlinear,
     pairing,
     production,
+    rostering,
     routing,
     scheduling,
     shops,

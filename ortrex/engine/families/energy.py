@@ -13,7 +13,7 @@ class UnitCommitment(Family):
     """Unit commitment with minimum output, fixed and start-up costs."""
 
     name = "unit_commitment"
-    classes = ("energy/unit_commitment", "cost/fixed_charge")
+    classes = ("energy/unit_commitment", "cost/fixed_charge", "logic/indicator")
     problem_class = "MILP"
     summary = "Commit {G}s in each {T} and set their output to meet demand at least cost."
     sizes = {"small": {"G": (2, 3), "T": (2, 3)}, "medium": {"G": (3, 5), "T": (4, 8)},

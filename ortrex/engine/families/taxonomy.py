@@ -63,6 +63,8 @@ CLASSES: Mapping[str, str] = {
     "cost/fixed_charge": "a cost paid once a quantity is positive",
     "cost/piecewise_linear": "costs with breakpoints, quantity discounts",
     "logic/implication": "if-then, either-or and at-least-k rules on yes/no decisions",
+    "logic/indicator": "a quantity allowed only while a yes/no decision is on, within the "
+                       "bounds that then hold (semi-continuous)",
     "logic/min_max": "a worst case or an absolute value, linearised",
     "nonlinear/qp": "a convex quadratic objective",
     "nonlinear/qcqp": "quadratic constraints (risk limits, square-root laws)",

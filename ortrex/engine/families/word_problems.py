@@ -552,7 +552,8 @@ class GoalProgramming(Family):
     department, each missed goal penalised per unit of deviation; hard material limits."""
 
     name = "goal_programming"
-    classes = ("objective/goal_programming",)
+    # A deviation pair below and above a target is a weighted absolute value, linearised.
+    classes = ("objective/goal_programming", "logic/min_max")
     problem_class = "LP"
     summary = "Plan output of {P}s so that the weighted misses of the profit, volume and " \
               "{D} hour goals are as small as possible."

@@ -22,6 +22,7 @@ from ortrex.render.tellings import (
     packing,
     pairing,
     planning,
+    rostering,
     routing,
     shops,
     siting,
@@ -33,8 +34,8 @@ from ortrex.render.tellings import (
 
 TELLINGS: Registry[Telling] = Registry()
 for _module in (allocation, covering, finance, flows, hubs, inventory, nonlinear, operations,
-                packing, pairing, planning, routing, shops, siting, supply, uncertain, vehicles,
-                word_problems):
+                packing, pairing, planning, rostering, routing, shops, siting, supply,
+                uncertain, vehicles, word_problems):
     for _family, _telling in _module.TELLINGS.items():
         TELLINGS.add(_family, _telling, "telling")
 
