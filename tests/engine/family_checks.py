@@ -1,13 +1,18 @@
-"""Helpers the family test files share: a draw's optimum read back per variable family, and
-the check that its answer is told in the statement's own names."""
+"""Helpers the family test files share: a draw's optimum read back per variable family, the
+check that its answer is told in the statement's own names, the large band's draws and the
+gates' verdicts on sampled draws."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 
+from ortrex.engine.families import REGISTRY
 from ortrex.engine.generate.mutate import family_values
+from ortrex.engine.generate.pipeline import Outcome, task_seed, verify
+from ortrex.ir.canonical import CanonicalModel
 from ortrex.ir.semantic import SemanticModel
 from ortrex.render.documents import decisions, own_names, solution_from
 from ortrex.verifiers.solvers import SolveResult, SolveStatus, solve_highs
@@ -37,3 +42,23 @@ def assert_answer_in_own_names(sm: SemanticModel,
     said = decisions(sm, sol)
     names = {e for s in sm.sets for e in s.elements}
     assert said and all(any(n in line for n in names) for line in said), said
+
+
+def large_band(family: str, seed: int, n: int = 4) -> list[CanonicalModel]:
+    """``n`` draws of ``family``'s large band, each within the size-limited Gurobi licence."""
+    models = [REGISTRY[family].sample(task_seed(seed, k), "large").ground() for k in range(n)]
+    for m in models:
+        assert m.num_vars <= 2000 and m.num_rows <= 2000, (family, m.num_vars, m.num_rows)
+    return models
+
+
+def gate_outcomes(family: str, size: str, seed: int, n: int = 6,
+                  allowed: tuple[str, ...] = ("trivial",), **kw: Any) -> list[Outcome]:
+    """The generation gates' verdicts on ``n`` draws; any rejection is one of ``allowed``."""
+    outs = []
+    for k in range(n):
+        sm = REGISTRY[family].sample(task_seed(seed, k), size)
+        out = verify(sm.ground(), sm, **kw)
+        assert out.accepted or out.rejection.reason in allowed, (family, size, out.rejection)
+        outs.append(out)
+    return outs
