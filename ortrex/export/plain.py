@@ -17,6 +17,7 @@ COLUMNS = ("d.id, d.kind, d.form, d.style, d.template, d.text, d.messages, d.sta
 def export_plain(db: str | Path, output: str | Path, fmt: str, kinds: tuple[str, ...],
                  where: str = "true") -> int:
     """Write the documents (atomically); the number written."""
+    from ortrex.export.sources import where_columns
     from ortrex.store import Store
     from ortrex.store.errors import QueryError
 
@@ -32,7 +33,9 @@ def export_plain(db: str | Path, output: str | Path, fmt: str, kinds: tuple[str,
         try:
             n = store.query(f"SELECT count(*) FROM ({sql})", {"kinds": list(kinds)}).item()
         except QueryError as exc:
-            raise ExportError(f"--where failed: {exc}") from None
+            raise ExportError(f"--where failed: {exc} (the documents' columns, as d.: "
+                              f"{where_columns(store)}; the instances', as i.: "
+                              f"{where_columns(store, 'instances')})") from None
         if n == 0:
             raise ExportError("no accepted document matches")
         options = "FORMAT json" if fmt == "jsonl" else "FORMAT parquet"

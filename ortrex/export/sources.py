@@ -75,8 +75,35 @@ def parse_lines(chunk: Chunk, keys: tuple[str, ...]) -> dict[str, list[Record]]:
     return out
 
 
+def where_columns(store: Any, table: str = "documents") -> str:
+    """The columns a ``--where`` filter over ``table`` can name, for its error message."""
+    return ", ".join(r[0] for r in store.conn.execute(f"DESCRIBE {table}").fetchall())
+
+
+def check_query(store: Any, sql: str, params: list[Any] | dict[str, Any]) -> None:
+    """Plan ``sql`` without reading a row: a bad ``--where`` (an unknown column, a syntax
+    error) is one line naming what the filter can use, before any output is made."""
+    import duckdb
+
+    try:
+        store.conn.execute(f"SELECT * FROM ({sql}) LIMIT 0", params)
+    except duckdb.Error as exc:
+        first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        raise ExportError(f"--where failed: {first} (the documents' columns: "
+                          f"{where_columns(store)})") from None
+
+
 def store_chunks(db: str, sql: str, params: list[Any], rows: int = 256) -> Iterator[Chunk]:
-    """(id, value) rows of a store query, in batches (a read-only connection of its own)."""
+    """(id, value) rows of a store query, in batches (a read-only connection of its own);
+    the query is checked here, at the call, not at the first batch."""
+    from ortrex.store import Store
+
+    with Store(db, read_only=True) as store:
+        check_query(store, sql, params)
+    return _batches(db, sql, params, rows)
+
+
+def _batches(db: str, sql: str, params: list[Any], rows: int) -> Iterator[Chunk]:
     from ortrex.store import Store
 
     with Store(db, read_only=True) as store:

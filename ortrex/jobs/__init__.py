@@ -20,8 +20,9 @@ from ortrex.jobs.executors import (
     make_executor,
 )
 from ortrex.jobs.failures import Guarded, TaskFailure
+from ortrex.jobs.protocol import unknown_names
 
 __all__ = ["EXECUTORS", "IGNORE", "MAX_WORKERS", "REPLACE", "BatchWriter", "DriveStats", "Executor",
            "ExecutorError", "Guarded", "InlineExecutor", "Interrupted", "JobError", "JobWriter",
            "LocalExecutor", "Policy", "TaskFailure", "drive", "executor_for", "in_order",
-           "make_executor", "run_job"]
+           "make_executor", "run_job", "unknown_names"]

@@ -14,6 +14,19 @@ class JobError(ValueError):
     """A job that cannot run as asked: a bad spec, executor or resume (one line, exit 2)."""
 
 
+def unknown_names(what: str, given: list[str], known: list[str], extra: str = "") -> JobError:
+    """The error for names a job does not know: each with its closest known name ("did you
+    mean"), then every known name (``extra``: a further choice, such as 'all')."""
+    import difflib
+
+    said = []
+    for name in given:
+        close = difflib.get_close_matches(name, known, n=1, cutoff=0.6)
+        said.append(f"{name!r} (did you mean {close[0]!r}?)" if close else repr(name))
+    return JobError(f"unknown {what} {', '.join(said)}; known: {', '.join(sorted(known))}"
+                    f"{extra}")
+
+
 ExecutorError = JobError  # an executor that cannot be set up as asked is a job that cannot run
 
 

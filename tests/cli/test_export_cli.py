@@ -35,6 +35,23 @@ def test_export_from_the_store_with_lineage(tmp_path: Path) -> None:
                                         "idx.npy.ready").exists()
     r = run_cli("export", "jsonl", "--output", str(out / "all.jsonl"), "--db", db)
     assert r.returncode == 0 and len((out / "all.jsonl").read_text().splitlines()) == 24
+    # A filter on a column that does not exist: one line naming it and what exists, exit 2,
+    # nothing written, for every export that takes --where.
+    for args in (("cpt", "--output-prefix", str(out / "w" / "c"), "--from-db"),
+                 ("sft", "--output-prefix", str(out / "w" / "s"), "--from-db"),
+                 ("jsonl", "--output", str(out / "w.jsonl"))):
+        r = run_cli("export", *args, "--where", "famly = 'knapsack_01'", "--db", db)
+        assert r.returncode == 2 and "Traceback" not in r.stderr, (args, r.stderr)
+        line = r.stderr.strip()
+        assert len(line.splitlines()) == 1 and "famly" in line and "template" in line, line
+    assert not (out / "w").exists() and not (out / "w.jsonl").exists()
+    r = run_cli("export", "cpt", "--output-prefix", str(out / "k"), "--from-db", "--where",
+                "instance_id IN (SELECT id FROM instances WHERE family = 'knapsack_01')",
+                "--db", db)
+    assert r.returncode == 0, r.stderr
+    n = json.loads(run_cli("sql", "SELECT n_docs FROM exports WHERE path LIKE '%k'", "--db", db,
+                           "--format", "json").stdout)
+    assert n == [{"n_docs": 6}]  # the knapsack half of the 12
     # A flipped byte is found: exit 1 with the problem named.
     idx = out / "cpt_text_document.idx"
     data = bytearray(idx.read_bytes())

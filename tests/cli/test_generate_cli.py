@@ -75,7 +75,8 @@ def test_kill_minus_nine_then_resume_equals_an_uninterrupted_run(tmp_path: Path)
 def test_bad_generate_input(tmp_path: Path) -> None:
     db = tmp_path / "b.duckdb"
     assert_one_line_error(run_cli("generate", "--families", "tsp,knapsack", "--db", str(db)),
-                          "unknown families tsp, knapsack; known: assignment")
+                          "unknown families 'tsp' (did you mean 'tsp_mtz'?), 'knapsack' (did "
+                          "you mean 'knapsack_01'?); known: assignment")
     assert_one_line_error(run_cli("generate", "--count", "0", "--db", str(db)),
                           "--count must be positive")
     assert_one_line_error(run_cli("generate", "--count", "-3", "--db", str(db)),

@@ -157,8 +157,11 @@ def test_rows_lineage_and_stored_solutions(tmp_path: Path) -> None:
 
 
 def test_bad_specs() -> None:
-    with pytest.raises(JobError, match="unknown family nope; known: assignment"):
+    with pytest.raises(JobError, match="unknown family 'nope'; known: assignment"):
         JobSpec(("nope",), 5)
+    # A typo gets its closest name.
+    with pytest.raises(JobError, match=r"'knapsak_01' \(did you mean 'knapsack_01'\?\)"):
+        JobSpec(("knapsak_01",), 5)
     with pytest.raises(JobError, match="--count must be positive"):
         JobSpec(FAMILIES, 0)
     with pytest.raises(JobError, match="unknown size"):

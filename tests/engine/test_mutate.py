@@ -196,6 +196,8 @@ def test_presentation_children_get_their_own_documents(store: Store) -> None:
 def test_bad_selections_and_operators(store: Store) -> None:
     with pytest.raises(JobError, match="unknown operator 'teleport'"):
         MutateSpec(("teleport",), "true")
+    with pytest.raises(JobError, match=r"'scale_cost' \(did you mean '\w+'\?\)"):
+        MutateSpec(("scale_cost",), "true")
     with pytest.raises(JobError, match="selects no accepted instance"):
         select_parents(store, "family = 'nothing'")
     with pytest.raises(JobError, match="--from filter failed"):

@@ -297,6 +297,12 @@ def test_inputs_files_and_solver_objects(tmp_path: Path) -> None:
         assert check_equivalence(str(tmp_path / f"b{suffix}"), a).verdict == EQUIVALENT
     assert check_equivalence(to_gurobi(b), a).verdict == EQUIVALENT
     assert check_equivalence(a, to_highs(b)).verdict == EQUIVALENT
+    # The library's snippet: both sides as paths, the certificate checked on the same paths
+    # (the models read for the check have no owner but the check itself).
+    write_model(a, tmp_path / "a.lp")
+    r = check_equivalence(tmp_path / "a.lp", tmp_path / "b.lp")
+    assert r.verdict == EQUIVALENT and r.certificate is not None
+    assert check_certificate(str(tmp_path / "a.lp"), tmp_path / "b.lp", r.certificate) == ""
     with pytest.raises(TypeError, match="cannot compare a list"):
         check_equivalence(a, [1, 2])
 

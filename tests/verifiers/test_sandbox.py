@@ -4,13 +4,17 @@ every isolation mode this machine has, and what it reports."""
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
+import sys
+import tempfile
 import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
+import ortrex
 from ortrex.verifiers.sandbox import isolation
 from ortrex.verifiers.sandbox.isolation import Limits
 from ortrex.verifiers.sandbox.server import Job, Sandbox, run_cold
@@ -206,3 +210,36 @@ def test_a_dead_template_stops_the_server_and_the_pool_starts_another() -> None:
         assert fresh is not sb and fresh.run(Job("print(2)")).stdout == "2\n"
     finally:
         pool.close()
+
+
+def test_an_interpreter_in_a_virtual_environment_under_tmp_runs_programs() -> None:
+    """tox, nox and CI images put environments in /tmp, which each run covers with its own
+    private /tmp: the environment's packages stay visible to the program (read-only), the
+    program's /tmp stays its own, and the host's other files in /tmp stay hidden."""
+    host = Path(tempfile.mkdtemp(dir="/tmp", prefix="ortrex-venv-test-"))
+    try:
+        venv = host / "v"
+        subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True)
+        site = next((venv / "lib").glob("python*/site-packages"))
+        # This environment's packages and ortrex's checkout, seen from the new one.
+        (site / "host.pth").write_text("\n".join(
+            [p for p in sys.path if p.endswith("-packages")] +
+            [str(Path(ortrex.__file__).parents[1])]) + "\n")
+        (site / "tmp_venv_probe.py").write_text("VALUE = 42\n")
+        secret = host / "secret.txt"
+        secret.write_text("host file\n")
+        code = ("import os, tmp_venv_probe\n"
+                "open('/tmp/mine.txt', 'w').write('x')\n"
+                f"print('SEES', tmp_venv_probe.VALUE, os.path.exists({str(secret)!r}))\n")
+        driver = ("from ortrex.verifiers.sandbox.server import Job, run_cold\n"
+                  f"r = run_cold(Job({code!r}))\n"
+                  "print(r.status, r.stdout.strip(), r.stderr.strip()[-300:])\n")
+        out = subprocess.run([str(venv / "bin" / "python"), "-c", driver], capture_output=True,
+                             text=True, timeout=120, cwd=str(host))
+        assert out.returncode == 0, out.stderr
+        assert "ok SEES 42" in out.stdout, out.stdout
+        if isolation.detect_mode() in ("root", "user"):  # a minimal root hides the rest
+            assert "SEES 42 False" in out.stdout, out.stdout
+        assert not (host / "mine.txt").exists()
+    finally:
+        shutil.rmtree(host, ignore_errors=True)

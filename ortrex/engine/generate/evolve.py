@@ -41,7 +41,7 @@ from ortrex.engine.generate.pipeline import TaskResult, verify
 from ortrex.engine.operators.registry import Origin, made_from
 from ortrex.ir.canonical import CanonicalModel
 from ortrex.ir.semantic import SemanticModel
-from ortrex.jobs import TaskFailure, executor_for
+from ortrex.jobs import TaskFailure, executor_for, unknown_names
 from ortrex.jobs import run_job as run_batch
 from ortrex.store.db import Store, utcnow
 from ortrex.store.errors import QueryError
@@ -82,8 +82,8 @@ class MutateSpec:
     def __post_init__(self) -> None:
         unknown = [o for o in self.operators if o not in OPERATORS]
         if unknown:
-            raise JobError(f"unknown operator {unknown[0]!r}; expected some of "
-                           f"{', '.join(OPERATORS)} or 'all'")
+            raise unknown_names("operator" + ("s" if len(unknown) > 1 else ""), unknown,
+                                list(OPERATORS), " or 'all'")
         if not self.operators:
             raise JobError("give at least one operator")
         if self.per_parent < 1 or self.rounds < 1:

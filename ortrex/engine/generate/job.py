@@ -36,6 +36,7 @@ from ortrex.jobs import (
     LocalExecutor,
     TaskFailure,
     make_executor,
+    unknown_names,
 )
 from ortrex.jobs import run_job as run_batch
 from ortrex.store.db import Store, utcnow
@@ -69,8 +70,8 @@ class JobSpec:
     def __post_init__(self) -> None:
         unknown = [f for f in self.families if f not in REGISTRY]
         if unknown:
-            raise JobError(f"unknown famil{'ies' if len(unknown) > 1 else 'y'} "
-                           f"{', '.join(unknown)}; known: {', '.join(sorted(REGISTRY))}")
+            raise unknown_names("famil" + ("ies" if len(unknown) > 1 else "y"), unknown,
+                                list(REGISTRY))
         if not self.families:
             raise JobError("no families selected")
         if self.count <= 0:

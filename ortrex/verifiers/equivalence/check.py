@@ -640,8 +640,11 @@ def _prepare(ma: CanonicalModel, mb: CanonicalModel, rel_tol: float,
 def check_certificate(a: ModelLike, b: ModelLike, certificate: Certificate, *,
                       rel_tol: float = 1e-6) -> str:
     """'' if ``certificate`` turns ``a`` into ``b`` within ``rel_tol``, else what fails."""
+    # The models are held here for the whole check: a side keeps only a weak reference to
+    # its model, and a model read from a path has no other owner.
+    ma, mb = as_model(a), as_model(b)
     # A certificate of pieces of rows speaks of the comparison forms, and is checked on them.
-    p = _prepare(as_model(a), as_model(b), rel_tol, certificate.part_a is not None)
+    p = _prepare(ma, mb, rel_tol, certificate.part_a is not None)
     m = _map_from_certificate(p.a, p.b, certificate)
     return m if isinstance(m, str) else _check(p.a, p.b, m, rel_tol)
 

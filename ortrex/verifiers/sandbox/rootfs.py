@@ -59,7 +59,8 @@ def _chain(path: str) -> tuple[str, list[tuple[str, str]]]:
     return cur, links
 
 
-def _inside(path: str, parent: str) -> bool:
+def inside(path: str, parent: str) -> bool:
+    """Whether ``path`` is ``parent`` or lies under it."""
     return path == parent or path.startswith(parent.rstrip("/") + "/")
 
 
@@ -85,20 +86,24 @@ def make_plan(hidden: tuple[str, ...] = ()) -> RootPlan:
         if not os.path.exists(p):
             continue
         real, chain = _chain(p)
+        if real in ("/", "/tmp"):
+            # A script's folder on sys.path (python /tmp/x.py): binding it would show the
+            # host's whole /tmp (or more); what lies inside /tmp is bound path by path.
+            continue
         links.update(chain)
         wanted.append(real)
     binds: list[str] = []
     for p in sorted(set(wanted), key=lambda s: (s.count("/"), s)):
-        if not any(_inside(p, b) for b in binds):
+        if not any(inside(p, b) for b in binds):
             binds.append(p)
     # Links inside a bound directory come with it.
     kept_links = tuple(sorted((k, v) for k, v in links.items()
-                              if not any(_inside(k, b) for b in binds)))
+                              if not any(inside(k, b) for b in binds)))
     masks = []
     for h in (ortrex_pkg, *hidden):
         if h and os.path.exists(h):
             real, _ = _chain(h)
-            if any(_inside(real, b) and real != b for b in binds):
+            if any(inside(real, b) and real != b for b in binds):
                 masks.append(real)
     return RootPlan(tuple(binds), kept_links, tuple(sorted(set(masks))))
 
@@ -119,6 +124,10 @@ def build_and_enter(plan: RootPlan, base: str, uid: int, gid: int) -> None:
     the run's ``base/{work,tmp,shm}``, then make it ``/`` (the host tree detached)."""
     root = os.path.join(base, "root")
     linux.bind(root, root, read_only=False, recursive=False)  # pivot_root needs a mount
+    # The run's /tmp first: what the plan binds inside /tmp (an interpreter in a virtual
+    # environment there) is mounted on top of it, not hidden under it.
+    linux.bind(os.path.join(base, "tmp"), _mountpoint(root, "/tmp", True), read_only=False,
+               recursive=False)
     for path in plan.binds:
         linux.bind(path, _mountpoint(root, path, os.path.isdir(path)))
     for path, target in plan.links:
@@ -136,7 +145,7 @@ def build_and_enter(plan: RootPlan, base: str, uid: int, gid: int) -> None:
     for name, target in (("fd", "/proc/self/fd"), ("stdin", "/proc/self/fd/0"),
                          ("stdout", "/proc/self/fd/1"), ("stderr", "/proc/self/fd/2")):
         os.symlink(target, f"{root}/dev/{name}")
-    for sub, path in (("shm", "/dev/shm"), ("work", WORKDIR), ("tmp", "/tmp")):
+    for sub, path in (("shm", "/dev/shm"), ("work", WORKDIR)):
         linux.bind(os.path.join(base, sub), _mountpoint(root, path, True), read_only=False,
                    recursive=False)
     os.makedirs(root + "/etc", exist_ok=True)

@@ -39,7 +39,7 @@ import zlib
 from dataclasses import dataclass
 from typing import Any, NoReturn
 
-from ortrex.verifiers.sandbox import cgroups, harness, isolation, linux
+from ortrex.verifiers.sandbox import cgroups, harness, isolation, linux, rootfs
 from ortrex.verifiers.sandbox.cgroups import RunCgroup
 from ortrex.verifiers.sandbox.isolation import SANDBOX_GID, SANDBOX_UID, Plan
 from ortrex.verifiers.sandbox.programs import Job, RunResult
@@ -119,8 +119,21 @@ def _enter_namespaces(p: Plan, disk_mb: int) -> str:
     else:
         linux.unshare(flags)
     linux.mount(None, "/", None, linux.MS_REC | linux.MS_PRIVATE)
-    linux.mount("tmpfs", "/tmp", "tmpfs", linux.MS_NOSUID | linux.MS_NODEV,
+    base = run_base(p.root)
+    linux.mount("tmpfs", base, "tmpfs", linux.MS_NOSUID | linux.MS_NODEV,
                 f"size={disk_mb}m,mode=0755")
+    return base
+
+
+def run_base(root: rootfs.RootPlan) -> str:
+    """Where the run's tmpfs goes (in the run's own mount namespace, so the host never sees
+    it): over ``/tmp``, unless the interpreter or a package the program needs lies there (a
+    virtual environment in /tmp, as tox, nox and many CI images make it), which the tmpfs
+    would hide before the root is built; then over ``/dev/shm``, whose host contents no
+    program sees either way (its own /dev/shm is a directory of the run)."""
+    if any(rootfs.inside(b, "/tmp") for b in (*root.binds, *root.masks)) and \
+            os.path.isdir("/dev/shm"):
+        return "/dev/shm"
     return "/tmp"
 
 
