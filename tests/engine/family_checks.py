@@ -5,6 +5,7 @@ gates' verdicts on sampled draws."""
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import replace
 from typing import Any
 
 import numpy as np
@@ -62,3 +63,15 @@ def gate_outcomes(family: str, size: str, seed: int, n: int = 6,
         assert out.accepted or out.rejection.reason in allowed, (family, size, out.rejection)
         outs.append(out)
     return outs
+
+
+def with_param(sm: SemanticModel, name: str, values: np.ndarray) -> SemanticModel:
+    """``sm`` with parameter ``name``'s values replaced (a hand-made child)."""
+    return replace(sm, params=tuple(replace(p, values=values) if p.name == name else p
+                                    for p in sm.params))
+
+
+def rejection_reason(sm: SemanticModel) -> str | None:
+    """Why the generation gates reject ``sm`` (None: accepted)."""
+    out = verify(sm.ground(), sm)
+    return out.rejection.reason if out.rejection else None

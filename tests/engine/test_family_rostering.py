@@ -8,7 +8,6 @@ pass the generation gates."""
 
 from __future__ import annotations
 
-from dataclasses import replace
 from itertools import product
 
 import numpy as np
@@ -17,15 +16,16 @@ from scipy.optimize import Bounds, LinearConstraint, milp
 
 from ortrex.engine.families import REGISTRY
 from ortrex.engine.families.rostering import day_patterns
-from ortrex.engine.generate.pipeline import task_seed, verify
-from ortrex.ir.semantic import SemanticModel
+from ortrex.engine.generate.pipeline import task_seed
 from ortrex.render.statement import render_statement
 from tests.engine.family_checks import (
     assert_answer_in_own_names,
     gate_outcomes,
     large_band,
+    rejection_reason,
     solved,
     values,
+    with_param,
 )
 from tests.samples import verified_parent
 
@@ -171,32 +171,19 @@ def test_the_answer_is_told_in_the_statements_names(family: str) -> None:
     assert_answer_in_own_names(sm)
 
 
-def _with(sm: SemanticModel, name: str, scale: float = 1.0, first: float | None = None
-          ) -> SemanticModel:
-    """``sm`` with parameter ``name`` scaled (and its first entry set to ``first``)."""
-    v = np.asarray(sm.param_map[name].values, dtype=float) * scale
-    if first is not None:
-        v.flat[0] = first
-    return replace(sm, params=tuple(replace(p, values=v) if p.name == name else p
-                                    for p in sm.params))
-
-
-def _reason(sm: SemanticModel) -> str | None:
-    out = verify(sm.ground(), sm)
-    return out.rejection.reason if out.rejection else None
-
-
 def test_the_post_checks_reject_a_bad_child_and_accept_its_parent() -> None:
     sm = verified_parent("weighted_objectives")[0]
-    assert _reason(sm) is None
+    assert rejection_reason(sm) is None
     # Overtime limits fifty times over: no limit is anywhere near used.
-    assert _reason(_with(sm, "max_ot", 50.0)) == "postcheck:slack_capacity"
+    bad = with_param(sm, "max_ot", values(sm, "max_ot") * 50.0)
+    assert rejection_reason(bad) == "postcheck:slack_capacity"
     sm = verified_parent("lexicographic_plan")[0]
-    assert _reason(sm) is None
+    assert rejection_reason(sm) is None
     # An order larger than every line: a choice no plan can ever take.
-    big = float(values(sm, "capacity").max()) + 1
-    assert _reason(_with(sm, "load", first=big)) == "postcheck:unusable_item"
+    load = values(sm, "load").copy()  # not the parent's own array
+    load[0] = values(sm, "capacity").max() + 1
+    assert rejection_reason(with_param(sm, "load", load)) == "postcheck:unusable_item"
     sm = verified_parent("nurse_rostering")[0]
-    assert _reason(sm) is None
+    assert rejection_reason(sm) is None
     # No cover needed: the empty roster, a plan that decides nothing.
-    assert _reason(_with(sm, "need", 0.0)) == "degenerate"
+    assert rejection_reason(with_param(sm, "need", values(sm, "need") * 0.0)) == "degenerate"

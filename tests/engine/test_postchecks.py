@@ -10,27 +10,16 @@ import numpy as np
 import pytest
 
 from ortrex.engine.generate.mutate import apply
-from ortrex.engine.generate.pipeline import verify
 from ortrex.engine.generate.postchecks import MODEL_CHECKS, checks_for, one_tour
 from ortrex.engine.operators.objective import zero_worst_case
 from ortrex.engine.operators.registry import Origin, made_from
-from ortrex.ir.semantic import SemanticModel
+from tests.engine.family_checks import rejection_reason, with_param
 from tests.samples import verified_parent
-
-
-def _with_param(sm: SemanticModel, name: str, values: np.ndarray) -> SemanticModel:
-    return replace(sm, params=tuple(replace(p, values=values) if p.name == name else p
-                                    for p in sm.params))
-
-
-def _reason(sm: SemanticModel) -> str | None:
-    out = verify(sm.ground(), sm)
-    return out.rejection.reason if out.rejection else None
 
 
 def test_a_tour_without_subtour_rows_is_rejected_and_the_whole_tsp_accepted() -> None:
     sm, inst, _, x, obj = verified_parent("tsp_mtz")
-    assert one_tour(sm, inst, x, obj) is None and _reason(sm) is None
+    assert one_tour(sm, inst, x, obj) is None and rejection_reason(sm) is None
     # Two cycles through all the homes: degree rows hold, the story's "closed tour" does not.
     n = len(sm.set_map["N"])
     pos = {name: k for k, name in enumerate(inst.var_names)}
@@ -42,46 +31,46 @@ def test_a_tour_without_subtour_rows_is_rejected_and_the_whole_tsp_accepted() ->
     assert "no single tour" in (one_tour(sm, inst, split, obj) or "")
     # What remove_constraint once did: the subtour rows gone, the optimum falls apart.
     child = replace(sm, constraints=tuple(c for c in sm.constraints if c.role != "subtour"))
-    assert _reason(child) == "postcheck:one_tour"
+    assert rejection_reason(child) == "postcheck:one_tour"
 
 
 def test_a_profit_that_loses_money_is_rejected() -> None:
     sm, _, values, _, _ = verified_parent("transportation")
     good = apply("cost_to_profit", sm, values, np.random.default_rng(0)).child
-    assert good.objective.sense == "max" and _reason(good) is None
+    assert good.objective.sense == "max" and rejection_reason(good) is None
     price = next(p for p in good.params if p.name.startswith("price"))
     # Sales up to demand at a give-away price: nothing is sold (a zero plan, degenerate).
-    assert _reason(_with_param(good, price.name, np.full_like(price.values, 0.01))) == \
+    assert rejection_reason(with_param(good, price.name, np.full_like(price.values, 0.01))) == \
         "degenerate"
     # Orders that must all be filled at that price lose money.
     filled = replace(good, constraints=tuple(replace(c, sense=">=") if c.name == "demand_met"
                                              else c for c in good.constraints))
-    bad = _with_param(filled, price.name, np.full_like(price.values, 0.01))
-    assert _reason(bad) == "postcheck:unprofitable"
+    bad = with_param(filled, price.name, np.full_like(price.values, 0.01))
+    assert rejection_reason(bad) == "postcheck:unprofitable"
 
 
 def test_fractional_start_ups_are_rejected() -> None:
     sm = verified_parent("unit_commitment")[0]
-    assert _reason(sm) is None
+    assert rejection_reason(sm) is None
     # The on/off decisions relaxed: output follows demand with fractional commitments.
     bad = replace(sm, variables=tuple(replace(v, vtype="C") if v.name == "on" else v
                                       for v in sm.variables))
-    assert _reason(bad) == "postcheck:fractional_indicator"
+    assert rejection_reason(bad) == "postcheck:fractional_indicator"
 
 
 def test_a_capacity_nowhere_near_used_is_rejected() -> None:
     sm = verified_parent("transportation")[0]
-    assert _reason(sm) is None
+    assert rejection_reason(sm) is None
     supply = sm.param_map["supply"].values
-    assert _reason(_with_param(sm, "supply", supply * 20)) == "postcheck:slack_capacity"
+    assert rejection_reason(with_param(sm, "supply", supply * 20)) == "postcheck:slack_capacity"
 
 
 def test_an_item_that_can_never_fit_is_rejected() -> None:
     sm = verified_parent("knapsack_01")[0]
-    assert _reason(sm) is None
+    assert rejection_reason(sm) is None
     weight = sm.param_map["weight"].values.copy()
     weight[0] = float(sm.param_map["capacity"].values) + 1
-    assert _reason(_with_param(sm, "weight", weight)) == "postcheck:unusable_item"
+    assert rejection_reason(with_param(sm, "weight", weight)) == "postcheck:unusable_item"
 
 
 @pytest.mark.parametrize(("objective", "rejected"), [(0.0, True), (12.5, False)])
