@@ -23,9 +23,26 @@ settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ortrex"))
 
 REQUIRE_SHARED = os.environ.get("ORTREX_REQUIRE_SHARED") == "1"
 
+# A store held by another process is waited for this long (30 s for users): the tests that
+# hold one on purpose would otherwise wait out the default each time; the test of reading a
+# running job's store sets its own.
+os.environ.setdefault("ORTREX_LOCK_WAIT", "1")
+
 
 UNGROUPED = ("pytest-xdist cannot keep this xdist_group on one worker with this pytest "
              "(--dist loadgroup needs pytest < 9.2 with xdist 3.8)")
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """Two xdist workers grouped by ``xdist_group`` by default (the suite's 2-core budget);
+    any ``-n`` given wins, and without xdist (``-p no:xdist``) or for ``--collect-only`` the
+    run is one process. (In addopts, ``-n 2`` made ``-p no:xdist`` an error.)"""
+    if (config.pluginmanager.has_plugin("xdist") and not hasattr(config, "workerinput")
+            and getattr(config.option, "numprocesses", 0) is None
+            and not config.option.collectonly):
+        config.option.numprocesses = 2
+        config.option.dist = "loadgroup"
+        config.option.tx = ["popen"] * 2
 
 
 def pytest_runtest_setup(item: pytest.Item) -> None:

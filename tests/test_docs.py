@@ -23,7 +23,7 @@ SPAN = re.compile(r"`([^`\n]+)`")
 LINK = re.compile(r"\[[^\]\n]*\]\(([^)\s]+)\)")
 MODULE = re.compile(r"(?<![\w./-])ortrex(?:\.[A-Za-z_]\w*)+")
 PATH = re.compile(r"(?<![\w./-])(?:ortrex|tests|benchmarks|docs|\.ci)/[\w./-]*")
-NOT_MODULES = {"ortrex.duckdb"}  # the default store's file name
+NOT_MODULES = {"ortrex.duckdb", "ortrex.duckdb.lock"}  # the default store and its job lock
 
 
 def pages() -> list[Path]:

@@ -234,3 +234,14 @@ def test_the_package_says_what_it_is_and_ships_its_licence_and_types() -> None:
     assert (ROOT / "ortrex" / "py.typed").is_file()
     meta = metadata("ortrex")
     assert meta["License-Expression"] == "MIT" or meta["License"] == "MIT", meta.items()
+
+
+def test_pytest_runs_without_xdist_and_collect_only_gives_its_total() -> None:
+    import subprocess
+    import sys
+
+    r = subprocess.run([sys.executable, "-m", "pytest", "-p", "no:xdist", "--collect-only",
+                        "-q", "tests/test_wheel.py"], cwd=ROOT, capture_output=True,
+                       text=True, timeout=300)
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert r.stdout.strip().splitlines()[-1].startswith("1 test collected"), r.stdout

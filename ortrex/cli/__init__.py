@@ -163,6 +163,11 @@ def main(argv: list[str] | None = None) -> int:
         if isinstance(exc, _user_errors()):
             print(f"error: {exc}", file=sys.stderr)
             return 2
+        from ortrex.cli.options import EnvironmentFailure
+
+        if isinstance(exc, EnvironmentFailure):  # the job ran, and the machine defeated it
+            print(f"error: {exc}", file=sys.stderr)
+            return 1
         print(f"internal error: {type(exc).__name__}: {exc} (run with --debug for the traceback)",
               file=sys.stderr)
         return 1

@@ -20,7 +20,7 @@ APP_SETTINGS: dict[str, object] = {
     "help": "ortrex: a corpus engine for Operations Research language models.",
     "no_args_is_help": True,
     "pretty_exceptions_enable": False,
-    "add_completion": False,
+    "add_completion": True,  # --install-completion / --show-completion (bash, zsh, fish)
 }
 app = typer.Typer(**APP_SETTINGS)  # type: ignore[arg-type]
 

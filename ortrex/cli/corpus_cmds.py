@@ -17,7 +17,9 @@ from ortrex.cli.options import (
     RayAddressOption,
     RetriesOption,
     WorkersOption,
+    check_outcomes,
     executor,
+    require_sandbox,
 )
 
 
@@ -65,9 +67,10 @@ def _run_generate(db: Path | None, spec: object, run: Run) -> None:
             statuses = store.query(
                 "SELECT verifier, status, count(*) AS n FROM verifications WHERE run_id = ? "
                 "GROUP BY ALL ORDER BY ALL", [report.run_id])
+            console.print(_generate_tables(report, statuses))
+            check_outcomes(store, report.run_id, "tasks")
     finally:
         ex.close()
-    console.print(_generate_tables(report, statuses))
 
 
 def _generate_tables(report: object, statuses: object) -> object:
@@ -179,9 +182,11 @@ def _run_render(db: Path | None, spec: object, run: Run, limit: int | None) -> N
                                 executor=ex, on_start=lambda n: on_stage("render", n),
                                 on_result=lambda rep: tick("render", _outcomes(
                                     rep.accepted, sum(rep.rejected.values()), rep.failed)))
+        console.print(_render_table(report))
+        with Store(store_path(db), read_only=True) as store:
+            check_outcomes(store, report.run_id, "documents and tasks")
     finally:
         ex.close()
-    console.print(_render_table(report))
 
 
 @app.command("pipeline")
@@ -210,6 +215,7 @@ def pipeline_cmd(
     spec = JobSpec(JobSpec.parse_families(families), count, seed, size, time_limit)
     render_spec = _render_spec(forms, kinds, seed, 0.85, 0.5, db, llm_base_url, llm_model)
     run = (workers, executor_kind, ray_address, cpus_per_task, retries)
+    require_sandbox()  # before generation spends its minutes: render runs every program
     _run_generate(db, spec, run)
     _run_render(db, render_spec, run, None)
 
@@ -238,6 +244,7 @@ def render_cmd(
     captured-model equivalence, fidelity, near-duplicates, decontamination)."""
     spec = _render_spec(forms, kinds, seed, near_duplicate, contamination, db, llm_base_url,
                         llm_model)
+    require_sandbox()
     _run_render(db, spec, (workers, executor_kind, ray_address, cpus_per_task, retries), limit)
 
 
@@ -264,6 +271,7 @@ def verify_documents_cmd(
     from ortrex.store import Store
     from ortrex.ui import console, stages
 
+    require_sandbox()
     ex = executor(workers, executor_kind, ray_address, cpus_per_task, retries)
     try:
         with Store(store_path(db)) as store, stages({"verify": "documents"}) as (on_stage, tick):
@@ -318,6 +326,7 @@ def import_seeds_cmd(
         if not value > 0:  # a zero or negative limit would make every seed time out
             raise UsageError(f"{flag} must be a positive number of seconds, got {value:g}")
     scan_seeds(file, skip_bad)  # a malformed file stops here, before the store is touched
+    require_sandbox()
     ex = executor(workers, executor_kind, ray_address, cpus_per_task, retries)
     try:
         with Store(store_path(db), create=True) as store, \

@@ -12,7 +12,7 @@ import typer
 from rich.table import Table
 
 from ortrex.cli.app import DbOption, UsageError, app, store_path
-from ortrex.cli.options import DEFAULT_WORKERS
+from ortrex.cli.options import DEFAULT_WORKERS, require_sandbox
 
 BaseUrl = Annotated[str | None, typer.Option(help="OpenAI-compatible base URL, e.g. "
                                              "http://localhost:8000/v1.", show_default=False)]
@@ -41,17 +41,15 @@ def _bar(what: str) -> Iterator[Callable[[int, int, str], None]]:
     from rich.progress import (
         BarColumn,
         MofNCompleteColumn,
-        Progress,
         TextColumn,
         TimeElapsedColumn,
-        TimeRemainingColumn,
     )
 
-    from ortrex.ui import RateColumn, err_console
+    from ortrex.ui import EtaColumn, RateColumn, progress
 
-    with Progress(TextColumn(f"[bold]{what}"), BarColumn(), MofNCompleteColumn(), RateColumn(),
-                  TimeElapsedColumn(), TimeRemainingColumn(), TextColumn("{task.fields[note]}"),
-                  console=err_console, transient=True) as bar:
+    with progress(TextColumn(f"[bold]{what}"), BarColumn(), MofNCompleteColumn(), RateColumn(),
+                  TimeElapsedColumn(), EtaColumn(), TextColumn("{task.fields[note]}"),
+                  transient=True) as bar:
         task = bar.add_task(what, total=None, note="")
 
         def update(done: int, total: int, note: str) -> None:
@@ -102,6 +100,7 @@ def distill_cmd(
     spec = DistillSpec(Served(base_url, concurrency, request_timeout, retries, api_key, cache),
                        Sampling(model, temperature, top_p, max_tokens, seed, k), where, limit,
                        workers, exec_timeout)
+    require_sandbox()  # every answer runs in it
     with _store(db) as store, _bar("answers") as update:  # type: ignore[attr-defined]
         summary = run_distill(store, spec, update)  # type: ignore[arg-type]
     t = Table(title=f"{model}: {summary['answers']} answers by mistake class (first "
@@ -167,6 +166,7 @@ def clean_cmd(
     names = tuple(dict.fromkeys(b.strip() for b in branches.split(",") if b.strip()))
     spec = CleanSpec(served, model, reviewer_model, names, repair, where, limit, max_rounds,
                      workers, exec_timeout, temperature, max_tokens)
+    require_sandbox()  # every answer runs in it
     with _store(db) as store, _bar("answers") as update:  # type: ignore[attr-defined]
         summary = run_clean(store, spec, update)  # type: ignore[arg-type]
     t = Table(title=f"stage table, run {summary['run_id']}")

@@ -17,6 +17,7 @@ from ortrex.cli.options import (
     ExecutorOption,
     RayAddressOption,
     executor,
+    require_sandbox,
 )
 
 eval_app = typer.Typer(rich_markup_mode=None,
@@ -81,16 +82,14 @@ def eval_cmd(
     from rich.progress import (
         BarColumn,
         MofNCompleteColumn,
-        Progress,
         TextColumn,
         TimeElapsedColumn,
-        TimeRemainingColumn,
     )
 
     from ortrex.benchmarks.registry import parse_names, registered
     from ortrex.evaluation.runner import EvalSpec, run_eval
     from ortrex.served.client import Sampling
-    from ortrex.ui import console, err_console
+    from ortrex.ui import EtaColumn, console, progress
 
     if not base_url or not model:
         raise UsageError("give --base-url and --model")
@@ -100,9 +99,9 @@ def eval_cmd(
                     output, limit, workers, str(data_dir) if data_dir else None, rule, shots,
                     pool, exec_timeout, request_timeout, concurrency, api_key,
                     str(store_path(db)) if needs_store else None, retries)
-    with Progress(TextColumn("[bold]{task.description}[/]"), BarColumn(), MofNCompleteColumn(),
-                  TextColumn("{task.fields[rate]}"), TimeElapsedColumn(), TimeRemainingColumn(),
-                  console=err_console) as bar:
+    require_sandbox()  # every answer runs in it: refuse now rather than score all zeros
+    with progress(TextColumn("[bold]{task.description}[/]"), BarColumn(), MofNCompleteColumn(),
+                  TextColumn("{task.fields[rate]}"), TimeElapsedColumn(), EtaColumn()) as bar:
         tasks: dict[str, int] = {}
         import time
 
@@ -177,19 +176,19 @@ def eval_selftest_cmd(
     data_dir: DataDirOption = None,
 ) -> None:
     """Score the reference programs; list the items that can never pass, with why."""
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
+    from rich.progress import BarColumn, MofNCompleteColumn, TextColumn
 
     from ortrex.benchmarks.registry import load, parse_names, registered
     from ortrex.evaluation.selftest import conflicts, self_test
-    from ortrex.ui import console, err_console
+    from ortrex.ui import console, progress
 
     # Every registered benchmark read from the data directory (the held-out split lives in a
     # store and has no reference programs).
     names = [n for n in parse_names(benchmarks) if not registered()[n].needs_store]
     loaded = [load(n, data_dir) for n in names]
     results = []
-    with Progress(TextColumn("[bold]{task.description}[/]"), BarColumn(), MofNCompleteColumn(),
-                  console=err_console, transient=True) as bar:
+    with progress(TextColumn("[bold]{task.description}[/]"), BarColumn(), MofNCompleteColumn(),
+                  transient=True) as bar:
         for b in loaded:
             task = bar.add_task(b.name, total=None)
             results.append(self_test(b, workers, progress=lambda d, n, t=task: bar.update(

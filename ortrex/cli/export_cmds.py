@@ -69,13 +69,13 @@ def _output_dir(prefix: Path) -> Iterator[None]:
 
 @contextmanager
 def _progress(what: str) -> Iterator[Callable[[Any], None]]:
-    from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
+    from rich.progress import SpinnerColumn, TextColumn, TimeElapsedColumn
 
-    from ortrex.ui import err_console
+    from ortrex.ui import progress
 
-    with Progress(SpinnerColumn(), TextColumn(f"[bold]{what}[/]"),
+    with progress(SpinnerColumn(), TextColumn(f"[bold]{what}[/]"),
                   TextColumn("{task.fields[docs]:,} documents, {task.fields[tok]:,} tokens, "
-                             "{task.fields[rate]}"), TimeElapsedColumn(), console=err_console,
+                             "{task.fields[rate]}"), TimeElapsedColumn(),
                   transient=True) as bar:
         task = bar.add_task(what, total=None, docs=0, tok=0, rate="")
         import time
@@ -171,7 +171,13 @@ def export_sft_cmd(
     pack: Annotated[bool, typer.Option("--pack", help="Greedy-knapsack packing.")] = False,
     neat_pack: Annotated[bool, typer.Option("--neat-pack", help="Packing with segment ids in "
                                             "the attention mask.")] = False,
-    seq_length: Annotated[int, typer.Option(help="Cutoff and pack length.")] = 8192,
+    seq_length: Annotated[int, typer.Option(help="Cutoff and pack length: a sample has at "
+                                            "most seq_length - 1 tokens.")] = 8192,
+    long: Annotated[str, typer.Option(help="Examples too long for --seq-length: drop them, "
+                                      "split them at turn boundaries (a turn too long alone "
+                                      "is dropped), or keep them truncated as MindSpeed-LLM "
+                                      "does. Counted, and a warning line says how many.")]
+    = "drop",
     append_eod: Annotated[bool, typer.Option("--append-eod", help="Append EOS to every "
                                              "sample.")] = False,
     key: Annotated[str, typer.Option(help="JSON key holding the messages.")] = "messages",
@@ -185,18 +191,23 @@ def export_sft_cmd(
     db: DbOption = None,
 ) -> None:
     """SFT export: PREFIX_packed_{input_ids,attention_mask,labels}_document.{bin,idx}."""
-    from ortrex.export.sft import SftOptions, run_sft
+    import sys
+
+    from ortrex.export.sft import SftOptions, long_warning, run_sft
     from ortrex.ui import console
 
     src, store = _source(inputs, from_db, db, held_out)
     opts = SftOptions(prompt_type, enable_thinking, pack or neat_pack, neat_pack, seq_length,
-                      append_eod, key, skip_bad)
+                      append_eod, key, skip_bad, long)
     with _output_dir(output_prefix), _on(workers, executor_kind, ray_address,
                                          cpus_per_task) as ex, _progress("sft") as update:
         rep = run_sft(output_prefix, inputs=src, db=store, where=where, tokenizer=tokenizer,
                       opts=opts, workers=workers, progress=update, record_db=str(store_path(db)),
                       executor=ex, held_out=held_out)
     console.print(_report_table(rep, f"SFT export {output_prefix}"))
+    warning = long_warning(rep, opts)
+    if warning:
+        print(f"warning: {warning}", file=sys.stderr)
 
 
 @contextmanager

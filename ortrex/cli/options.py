@@ -35,3 +35,34 @@ def executor(workers: int, kind: str = "local", ray_address: str | None = None,
 
     return make_executor(workers, kind, retries=retries, ray_address=ray_address,
                          cpus_per_task=cpus_per_task)
+
+
+class EnvironmentFailure(Exception):
+    """The machine, not the input, stopped a job (one line, exit 1)."""
+
+
+def require_sandbox() -> None:
+    """Refuse a job that runs programs, at its start, when no program can run in the sandbox
+    here (a broken interpreter, a site hook that fails, a missing library): otherwise every
+    document would be rejected for the same reason."""
+    from ortrex.cli.app import UsageError
+    from ortrex.verifiers.sandbox.preflight import why_not
+
+    why = why_not()
+    if why is not None:
+        raise UsageError(f"sandboxed programs cannot run on this machine: {why} "
+                         "(`ortrex doctor` says more)")
+
+
+def check_outcomes(store: Any, run_id: str, what: str) -> None:
+    """After a job: when it accepted nothing and every outcome had one cause, say so and end
+    with exit 1 (a job that looks finished but produced nothing must not exit 0)."""
+    from ortrex.store.outcomes import one_cause
+
+    found = one_cause(store, run_id)
+    if found is not None:
+        n, cause = found
+        raise EnvironmentFailure(f"all {n:,} {what} of this run ended the same way ({cause}); "
+                                 "nothing was accepted (one cause for every task is usually "
+                                 "the machine: a solver licence, or the sandbox, which "
+                                 "`ortrex doctor` checks)")

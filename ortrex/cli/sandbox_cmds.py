@@ -33,16 +33,25 @@ def doctor_cmd(
     checked by running a probe program in the sandbox."""
     from ortrex.ui import console
     from ortrex.verifiers.sandbox import cgroups, isolation, landlock, syscalls
+    from ortrex.verifiers.sandbox.preflight import last_line
     from ortrex.verifiers.sandbox.server import Job, Sandbox
 
     p = isolation.plan()
     support = isolation.support(p)
-    with Sandbox() as sb:
-        r = sb.run(Job(_PROBE, capture=False))
+    seen: dict[str, Any]
     try:
-        seen: dict[str, Any] = json.loads(r.stdout.strip().splitlines()[-1])
-    except (ValueError, IndexError):
-        seen = {"error": (r.stderr or r.status)[-300:]}
+        with Sandbox() as sb:
+            r = sb.run(Job(_PROBE, capture=False))
+    except (RuntimeError, OSError) as exc:  # the fork server itself could not start
+        seen = {"error": str(exc)}
+    else:
+        try:
+            seen = json.loads(r.stdout.strip().splitlines()[-1])
+        except (ValueError, IndexError):
+            # The exception's own line, whole: the tail of a traceback cut at 300 characters
+            # began mid-word and often missed the line that says what went wrong.
+            seen = {"error": f"the probe ended {r.status}: "
+                             f"{last_line(r.stderr) or 'with no output'}"}
     facts = {"kernel": platform.release(), "mode": p.mode, "landlock_abi": landlock.abi(),
              "seccomp": "libseccomp" if syscalls.available() else "missing",
              "cgroups": cgroups.available(), "probe": seen}

@@ -1,11 +1,19 @@
 """SFT export: conversations -> ``PREFIX_packed_{input_ids,attention_mask,labels}_document``.
 
 As MindSpeed-LLM's instruction handler with the OpenAI-messages key mapping: the template
-renders and tokenizes every turn, labels are -100 over prompts, each conversation is truncated
-turn by turn to ``seq_length - 1``; a sample of ``seq_length`` tokens or more is skipped with an
-empty document entry. ``--pack`` fills rows of ``seq_length`` with a greedy knapsack (capacity
-``seq_length - 1``, largest fitting length first, the latest sample first among equal lengths)
-and pads with the pad id / -100 / 1 (0 and 1-based segment ids with ``--neat-pack``).
+renders and tokenizes every turn, labels are -100 over prompts. ``--pack`` fills rows of
+``seq_length`` with a greedy knapsack (capacity ``seq_length - 1``, largest fitting length first,
+the latest sample first among equal lengths) and pads with the pad id / -100 / 1 (0 and 1-based
+segment ids with ``--neat-pack``).
+
+An example is too long when MindSpeed-LLM would cut or skip it: its template truncation would
+cut it, or it has ``seq_length`` tokens or more (``--append-eod`` included). ``--long`` says what
+becomes of it: ``drop`` (the CLI's default) leaves it out, with no entry; ``split`` cuts a
+multi-turn conversation at turn boundaries into conversations (the system text first in each)
+that fit, a turn too long even alone being dropped; ``keep`` does as MindSpeed-LLM does: each
+conversation truncated turn by turn to ``seq_length - 1``, a sample of ``seq_length`` tokens or
+more skipped with an empty document entry (cut to ``seq_length - 1`` with ``--neat-pack``).
+An example that fits is written the same in every mode, byte for byte as MindSpeed writes it.
 """
 
 from __future__ import annotations
@@ -27,7 +35,9 @@ from ortrex.export.sources import Chunk, Record, parse_lines
 from ortrex.export.templates import (
     IGNORE,
     PROMPT_TYPES,
+    Example,
     Rendering,
+    Turn,
     assemble,
     conversation,
     render,
@@ -35,6 +45,7 @@ from ortrex.export.templates import (
 from ortrex.export.tokenizers import Tok
 
 FIELDS = ("input_ids", "attention_mask", "labels")
+LONG = ("drop", "split", "keep")
 
 
 @dataclass(frozen=True)
@@ -49,8 +60,11 @@ class SftOptions:
     append_eod: bool = False
     key: str = "messages"
     skip_bad: bool = False
+    long: str = "keep"  # the API's default is MindSpeed's; ``ortrex export sft``'s is drop
 
     def __post_init__(self) -> None:
+        if self.long not in LONG:
+            raise ExportError(f"--long must be one of {', '.join(LONG)}, not {self.long!r}")
         if self.prompt_type not in PROMPT_TYPES:
             raise ExportError(f"unknown prompt type {self.prompt_type!r}; expected one of "
                               f"{', '.join(PROMPT_TYPES)}")
@@ -78,7 +92,7 @@ def encode_chunk(tok: Tok, job: tuple[Chunk, SftOptions]) -> Samples:
     out = Samples()
     items = parse_lines(chunk, (opts.key,))[opts.key] if chunk.lines else \
         [Record(i, v) for i, v in chunk.rows]
-    good: list[tuple[str, Rendering]] = []
+    good: list[tuple[str, Rendering, str | None, list[Turn]]] = []
     for it in items:
         if it.error is None and isinstance(it.value, str):  # a JSON column of the store
             try:
@@ -92,24 +106,113 @@ def encode_chunk(tok: Tok, job: tuple[Chunk, SftOptions]) -> Samples:
             try:
                 system, turns = conversation(it.value)
                 good.append((it.key, render(tok, opts.prompt_type, system, turns,
-                                            opts.thinking)))
+                                            opts.thinking), system, turns))
             except ExportError as exc:
                 it.error = f"{it.key}: {exc}"
         if it.error is not None:
             out.bad.append(it.error)
-    ids_all = tok.encode_batch([t for _, r in good for t in r.texts], special=False)
+    ids_all = tok.encode_batch([t for _, r, _, _ in good for t in r.texts], special=False)
     pos = 0
     eod = [tok.eos_id] if opts.append_eod and tok.eos_id is not None else []
-    for key, r in good:
-        ex = assemble(r.pairs(tok, ids_all[pos:pos + len(r.texts)]), opts.prompt_type,
-                      opts.seq_length)
-        pos += len(r.texts)
-        out.counts["samples in"] += 1
-        out.counts["truncated"] += ex.truncated
+    out.counts.update({"too long": 0, "truncated": 0})  # shown (as 0) in every export
+
+    def emit(ex: Example, key: str) -> None:
         out.ids.append(np.asarray(ex.input_ids + eod, dtype=np.int32))
         out.labels.append(np.asarray(ex.labels + eod, dtype=np.int32))
         out.sources.append(key)
+
+    for key, r, system, turns in good:
+        ids = ids_all[pos:pos + len(r.texts)]
+        ex = assemble(r.pairs(tok, ids), opts.prompt_type, opts.seq_length)
+        out.counts["samples in"] += 1
+        pos += len(r.texts)
+        if fits(ex, len(eod), opts.seq_length):
+            emit(ex, key)
+            continue
+        out.counts["too long"] += 1
+        if opts.long == "keep":  # MindSpeed's truncation; run_sft applies its skip rule
+            out.counts["truncated"] += ex.truncated
+            emit(ex, key)
+        elif opts.long == "drop":
+            out.counts["dropped (too long)"] += 1
+        else:
+            pieces, lost = split_turns(tok, system, turns, opts, len(eod),
+                                       dict(zip(r.texts, ids, strict=True)))
+            if pieces:
+                out.counts["split (too long)"] += 1
+                out.counts["pieces from splits"] += len(pieces)
+                out.counts["turns dropped from splits"] += lost
+            else:
+                out.counts["dropped (too long)"] += 1
+            for p in pieces:
+                emit(p, key)
     return out
+
+
+def fits(ex: Example, n_eod: int, seq_length: int) -> bool:
+    """Whether MindSpeed would write the example whole: not truncated, under seq_length."""
+    return not ex.truncated and len(ex.input_ids) + n_eod < seq_length
+
+
+def split_turns(tok: Tok, system: str | None, turns: list[Turn], opts: SftOptions,
+                n_eod: int, cache: dict[str, list[int]]) -> tuple[list[Example], int]:
+    """Longest fitting runs of turns, each its own conversation; and the turns too long alone."""
+    def example(i: int, j: int) -> Example:
+        r = render(tok, opts.prompt_type, system, turns[i:j], opts.thinking)
+        new = [t for t in dict.fromkeys(r.texts) if t not in cache]
+        if new:
+            cache.update(zip(new, tok.encode_batch(new, special=False), strict=True))
+        return assemble(r.pairs(tok, [cache[t] for t in r.texts]), opts.prompt_type,
+                        opts.seq_length)
+
+    pieces: list[Example] = []
+    lost = i = 0
+    while i < len(turns):
+        best, j = None, i
+        while j < len(turns):
+            ex = example(i, j + 1)
+            if not fits(ex, n_eod, opts.seq_length):
+                break
+            best, j = ex, j + 1
+        if best is None:
+            lost += 1
+            i += 1
+        else:
+            pieces.append(best)
+            i = j
+    return pieces, lost
+
+
+def long_warning(rep: Any, opts: SftOptions) -> str | None:
+    """One line on the examples that were too long and what became of them (None if none)."""
+    c = rep.counts
+    n = c["too long"]
+    if not n:
+        return None
+    head = (f"{n:,} of {c['samples in']:,} examples were longer than --seq-length "
+            f"{opts.seq_length} allows ({opts.seq_length - 1:,} tokens)")
+    if opts.long == "drop":
+        return f"{head}: dropped (use --long split|keep)"
+    if opts.long == "split":
+        parts = []
+        if c["split (too long)"]:
+            parts.append(f"{c['split (too long)']:,} split at turn boundaries into "
+                         f"{c['pieces from splits']:,} examples")
+            if c["turns dropped from splits"]:
+                k = c["turns dropped from splits"]
+                parts.append(f"{k:,} turn{'s' if k != 1 else ''} too long even alone dropped "
+                             "from them")
+        if c["dropped (too long)"]:
+            parts.append(f"{c['dropped (too long)']:,} dropped (no turn fits even alone)")
+        return f"{head}: {', '.join(parts)} (use --long drop|keep)"
+    n_max = f"{opts.seq_length:,} tokens or more"
+    parts = [f"{c['truncated']:,} truncated as MindSpeed-LLM does"] if c["truncated"] else []
+    if c["dropped (too long)"]:
+        parts.append(f"{c['dropped (too long)']:,} still of {n_max}, skipped")
+    if c["cut to fit a pack"]:
+        parts.append(f"{c['cut to fit a pack']:,} still of {n_max}, cut to "
+                     f"{opts.seq_length - 1:,} for the pack")
+    return f"{head}: {'; '.join(parts)} (use --long drop|split)"
 
 
 def greedy_knapsack(lengths: list[int], capacity: int) -> list[list[int]]:
@@ -222,7 +325,7 @@ def run_sft(prefix: str | Path, *, inputs: list[Path] | None = None, db: str | N
     rep.counts["bad records skipped"] = len(rep.bad)
     options = {"prompt_type": opts.prompt_type, "enable_thinking": opts.thinking,
                "pack": opts.pack, "neat_pack": opts.neat_pack, "seq_length": opts.seq_length,
-               "append_eod": opts.append_eod, "workers": workers,
+               "append_eod": opts.append_eod, "long": opts.long, "workers": workers,
                "where": where if db else None}
     finish(rep, tok, options, inputs, db, record_db)
     rep.seconds = time.perf_counter() - t0

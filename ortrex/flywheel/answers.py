@@ -22,6 +22,7 @@ from ortrex.ir.canonical import CanonicalModel
 from ortrex.ir.semantic import SemanticModel
 from ortrex.served.prompts import messages
 from ortrex.served.scoring import extract_program, make_job, score_run
+from ortrex.store.errors import QueryError
 from ortrex.verifiers.sandbox.isolation import Limits
 from ortrex.verifiers.sandbox.pool import SandboxPool
 
@@ -187,8 +188,16 @@ def problem_rows(store: Any, where: str | None, limit: int | None) -> list[Probl
         AND coalesce(d.renderer, '') NOT LIKE 'ortrex-clean%'
         AND d.instance_id NOT IN (SELECT x.instance_id FROM documents x JOIN lineage l
                                   ON l.parent_id = x.id AND l.relation = '{RELATION}'))
-    SELECT * FROM p WHERE ({where or 'true'}) ORDER BY document_id"""
-    rows = store.query(sql).to_dicts()
+    SELECT * FROM p WHERE ({{where}}) ORDER BY document_id"""
+    try:
+        rows = store.query(sql.replace("{where}", where or "true")).to_dicts()
+    except QueryError as exc:
+        if not where:
+            raise
+        # The columns the filter can name: those of ``p`` (messages and models left out).
+        raise QueryError(store.filter_error("--from", where, exc, sql.replace(
+            "{where}", "true").replace("SELECT * FROM p", "SELECT * EXCLUDE (messages, "
+                                       "data_files, semantic, model) FROM p"))) from None
     out, seen = [], set()
     for r in rows:
         msgs = r["messages"] if isinstance(r["messages"], list) else json.loads(r["messages"])

@@ -54,7 +54,8 @@ def select_answers(store: Store, spec: CleanSpec) -> list[Answer]:
     try:
         rows = store.query(sql, [spec.run_id]).to_dicts()
     except QueryError as exc:
-        raise JobError(f"--from {spec.where!r}: {exc}") from None
+        raise JobError(store.filter_error("--from", spec.where or "true", exc,
+                                          "SELECT * FROM answers")) from None
     if spec.limit:
         rows = rows[:spec.limit]
     if not rows:

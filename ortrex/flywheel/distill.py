@@ -109,7 +109,8 @@ def select_problems(store: Store, where: str | None, limit: int | None) -> list[
     try:
         problems = problem_rows(store, where, limit)
     except QueryError as exc:
-        raise JobError(f"--from {where!r}: {exc}") from None
+        raise JobError(str(exc) if where and str(exc).startswith("--from") else
+                       f"--from {where!r}: {exc}") from None
     if not problems:
         raise JobError("no accepted SFT examples to ask about" +
                        (f" match --from {where!r}" if where else

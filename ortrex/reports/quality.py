@@ -210,16 +210,33 @@ def goal_text(metric: str) -> str:
     return ""
 
 
+def store_sample(store: Store, limit: int = 2000, seed: int = 0) -> list[dict[str, Any]]:
+    """A seeded sample of the store's accepted statements (one per instance and form), each
+    with its family, layout, form, size band and whether a mutated model or an import made it.
+    Bounded, so the measure costs the same on any store."""
+    df = store.query(
+        "SELECT statement, family, layout, form, size, mutated, external FROM (SELECT "
+        "any_value(d.statement) AS statement, "
+        "any_value(coalesce(i.family, 'external')) AS family, "
+        "any_value(split_part(coalesce(d.template, ''), '/', 1)) AS layout, d.form AS form, "
+        "any_value(coalesce(json_extract_string(s.descriptors, '$.size'), '?')) AS size, "
+        # a child of a mutation repeats most of its parent's telling, so the report counts them
+        "bool_or(m.child_id IS NOT NULL) AS mutated, bool_or(i.family IS NULL) AS external, "
+        "hash(d.instance_id || d.form || ?) AS k FROM documents d "
+        "LEFT JOIN instances i ON i.id = d.instance_id "
+        "LEFT JOIN semantic_models s ON s.id = d.semantic_id "
+        "LEFT JOIN (SELECT DISTINCT child_id FROM lineage WHERE relation = 'mutated') m "
+        "ON m.child_id = d.semantic_id WHERE d.status = 'accepted' AND "
+        "d.statement IS NOT NULL AND d.kind IN ('cpt', 'sft') GROUP BY d.instance_id, d.form) "
+        "ORDER BY k LIMIT ?",
+        [str(seed), limit])
+    return df.to_dicts()
+
+
 def store_statements(store: Store, limit: int = 2000, seed: int = 0) -> tuple[
         list[str], list[str], list[str]]:
     """A seeded sample of the store's accepted statements (one per instance and form): their
-    texts, families and layouts. Bounded, so the measure costs the same on any store."""
-    df = store.query(
-        "SELECT statement, family, layout FROM (SELECT any_value(d.statement) AS statement, "
-        "any_value(coalesce(i.family, 'external')) AS family, "
-        "any_value(split_part(coalesce(d.template, ''), '/', 1)) AS layout, "
-        "hash(d.instance_id || d.form || ?) AS k FROM documents d LEFT JOIN instances i "
-        "ON i.id = d.instance_id WHERE d.status = 'accepted' AND d.statement IS NOT NULL "
-        "AND d.kind IN ('cpt', 'sft') GROUP BY d.instance_id, d.form) ORDER BY k LIMIT ?",
-        [str(seed), limit])
-    return (df["statement"].to_list(), df["family"].to_list(), df["layout"].to_list())
+    texts, families and layouts (``store_sample`` without the rest)."""
+    rows = store_sample(store, limit, seed)
+    return ([r["statement"] for r in rows], [r["family"] for r in rows],
+            [r["layout"] for r in rows])

@@ -1,10 +1,18 @@
-"""The Store: one DuckDB file, a single writer, Arrow batches in, polars DataFrames out."""
+"""The Store: one DuckDB file, a single writer, Arrow batches in, polars DataFrames out.
+
+A job's writer holds the store's job lock (``<store>.lock``) for its whole life but the DuckDB
+file only while it commits a batch, so ``ortrex sql``, ``info``, ``lineage`` and ``report``
+can read a running job's store: a reader that finds the file held waits for the commit (up to
+``ORTREX_LOCK_WAIT`` seconds, 30 by default) and then sees every batch committed so far.
+"""
 
 from __future__ import annotations
 
+import fcntl
 import json
 import os
 import re
+import time
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager, suppress
 from datetime import UTC, datetime
@@ -42,6 +50,19 @@ def resolve_db(db: str | Path | None = None) -> Path:
 def utcnow() -> datetime:
     """Timezone-aware current UTC time."""
     return datetime.now(UTC)
+
+
+def lock_wait() -> float:
+    """Seconds a store command waits for another process's commit (``ORTREX_LOCK_WAIT``)."""
+    try:
+        return max(float(os.environ.get("ORTREX_LOCK_WAIT", "30")), 0.0)
+    except ValueError:
+        return 30.0
+
+
+# A job reopens the file for each commit; a reader holding it (a long report) is waited for
+# this long before the job stops with the locked-store error.
+COMMIT_WAIT_S = 600.0
 
 
 def _first_line(exc: BaseException) -> str:
@@ -110,10 +131,20 @@ class Store:
     def __init__(self, path: str | Path | None = None, *, read_only: bool = False,
                  create: bool = False, migrate: bool = False,
                  migrations: list[Migration] | None = None,
-                 target_version: int = SCHEMA_VERSION) -> None:
+                 target_version: int = SCHEMA_VERSION, hold: bool | None = None,
+                 exclusive: bool = True) -> None:
+        """``hold``: keep the DuckDB file open for the Store's life (readers do, by default);
+        a writer otherwise opens it for each transaction or query and lets go after, so
+        readers can come in between. ``exclusive``: a writer takes the job lock (one job
+        writes a store at a time); a short record writer (a manifest, a training run's row)
+        passes False and only waits for the file."""
         self.path = resolve_db(path)
         self.read_only = read_only
         self.migrate = migrate
+        self.hold = read_only if hold is None else hold
+        self._conn: duckdb.DuckDBPyConnection | None = None
+        self._depth = 0  # open transactions
+        self._job_lock: int | None = None
         exists = self.path.exists()
         if not exists and not create:
             raise StoreError(f"no store at {self.path} (run `ortrex init` to create one)")
@@ -121,21 +152,70 @@ class Store:
             self._check_file()
         else:
             self.path.parent.mkdir(parents=True, exist_ok=True)
+        if not read_only and exclusive:
+            self._take_job_lock()
         try:
-            self.conn = duckdb.connect(str(self.path), read_only=read_only)
-        except duckdb.Error as exc:
-            raise _open_error(self.path, exc) from None
-        try:
+            self._conn = self._connect(lock_wait())
             if exists:
                 self._check_size()
             self.schema_version = self._ensure_schema(migrations, target_version)
         except duckdb.Error as exc:
-            self.conn.close()
+            self.close()
             raise _corrupt(self.path, exc) if _CORRUPT.search(str(exc)) else \
                 _open_error(self.path, exc) from None
         except BaseException:
-            self.conn.close()
+            self.close()
             raise
+        self._let_go()
+
+    def _take_job_lock(self) -> None:
+        """The job lock: an flock on ``<store>.lock`` holding the writer's PID (a separate
+        file: closing any descriptor of the store file would drop DuckDB's own locks)."""
+        lock = self.path.with_name(self.path.name + ".lock")
+        fd = os.open(lock, os.O_RDWR | os.O_CREAT, 0o644)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            pid = os.pread(fd, 32, 0).decode(errors="replace").strip()
+            os.close(fd)
+            who = f" (PID {pid})" if pid.isdigit() else ""
+            raise StoreLockedError(
+                f"store {self.path} is locked by another process{who}: another ortrex job is "
+                "writing it; wait for it to finish (reading it needs no wait)") from None
+        os.ftruncate(fd, 0)
+        os.pwrite(fd, str(os.getpid()).encode(), 0)
+        self._job_lock = fd
+
+    def _connect(self, wait: float) -> duckdb.DuckDBPyConnection:
+        """Open the file, waiting up to ``wait`` seconds while another process holds it."""
+        deadline = time.monotonic() + wait
+        delay = 0.02
+        while True:
+            try:
+                return duckdb.connect(str(self.path), read_only=self.read_only)
+            except duckdb.Error as exc:
+                err = _open_error(self.path, exc)
+                left = deadline - time.monotonic()
+                if not isinstance(err, StoreLockedError) or left <= 0:
+                    if isinstance(err, StoreLockedError) and wait > 0:
+                        err = StoreLockedError(f"{err} (waited {wait:g} s)")
+                    raise err from None
+                time.sleep(min(delay, left))
+                delay = min(delay * 2, 0.5)
+
+    @property
+    def conn(self) -> duckdb.DuckDBPyConnection:
+        """The DuckDB connection, opened again (after a wait for another process's commit)
+        if this store let go of the file."""
+        if self._conn is None:
+            self._conn = self._connect(max(lock_wait(), COMMIT_WAIT_S))
+        return self._conn
+
+    def _let_go(self) -> None:
+        """Close the file between transactions unless this store holds it."""
+        if not self.hold and self._depth == 0 and self._conn is not None:
+            self._conn.close()
+            self._conn = None
 
     def _check_file(self) -> None:
         if self.path.is_dir():
@@ -215,26 +295,35 @@ class Store:
         self.close()
 
     def close(self) -> None:
-        """Close the connection (idempotent)."""
-        conn = getattr(self, "conn", None)
+        """Close the connection and give up the job lock (idempotent)."""
+        conn = getattr(self, "_conn", None)
         if conn is not None:
             conn.close()
-            self.conn = None  # type: ignore[assignment]
+            self._conn = None
+        fd = getattr(self, "_job_lock", None)
+        if fd is not None:
+            os.close(fd)  # releases the flock
+            self._job_lock = None
 
     @contextmanager
     def transaction(self) -> Iterator[Store]:
         """One atomic transaction: everything inside commits together or not at all."""
         self.conn.execute("BEGIN TRANSACTION")
+        self._depth += 1
         try:
-            yield self
-        except BaseException:
-            with suppress(duckdb.Error):  # a failed write may have aborted it already
-                self.conn.execute("ROLLBACK")
-            raise
-        try:
-            self.conn.execute("COMMIT")
-        except duckdb.Error as exc:
-            raise _write_error(self.path, exc) from None
+            try:
+                yield self
+            except BaseException:
+                with suppress(duckdb.Error):  # a failed write may have aborted it already
+                    self.conn.execute("ROLLBACK")
+                raise
+            try:
+                self.conn.execute("COMMIT")
+            except duckdb.Error as exc:
+                raise _write_error(self.path, exc) from None
+        finally:
+            self._depth -= 1
+            self._let_go()
 
     def insert(self, table: str, rows: pl.DataFrame | pa.Table | Sequence[dict[str, Any]],
                on_conflict: str = "ignore") -> int:
@@ -273,8 +362,31 @@ class Store:
             if _CORRUPT.search(str(exc)):
                 raise _corrupt(self.path, exc) from None
             raise QueryError(f"SQL error: {_first_line(exc)}") from None
+        finally:
+            self._let_go()
+
+    def columns(self, sql: str) -> list[str]:
+        """The column names of ``sql``'s result, nothing read (what a filter over it can
+        name, for its error message)."""
+        try:
+            return [r[0] for r in self.conn.execute(f"DESCRIBE {sql}").fetchall()]
+        finally:
+            self._let_go()
+
+    def filter_error(self, option: str, where: str, exc: Exception, over: str) -> str:
+        """One line for a bad ``option`` filter: DuckDB's reason and the columns of ``over``
+        (the query the filter is applied to) it can use."""
+        why = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        try:
+            cols = ", ".join(self.columns(over))
+        except duckdb.Error:
+            return f"{option} {where!r}: {why}"
+        return f"{option} {where!r}: {why} (the filter can use: {cols})"
 
     def counts(self) -> dict[str, int]:
         """Row count of every ortrex table."""
-        return {t: int(self.conn.execute(f"SELECT count(*) FROM {t}").fetchall()[0][0])
-                for t in TABLES if t != "schema_version"}
+        try:
+            return {t: int(self.conn.execute(f"SELECT count(*) FROM {t}").fetchall()[0][0])
+                    for t in TABLES if t != "schema_version"}
+        finally:
+            self._let_go()

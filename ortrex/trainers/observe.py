@@ -91,21 +91,20 @@ def progress(total: int, start: int, enabled: bool) -> Iterator[Any]:
     from rich.progress import (
         BarColumn,
         MofNCompleteColumn,
-        Progress,
         TextColumn,
         TimeElapsedColumn,
-        TimeRemainingColumn,
     )
 
-    from ortrex.ui import err_console
+    from ortrex.ui import EtaColumn, progress
 
-    if not enabled or not err_console.is_terminal:
+    if not enabled:
         yield lambda **kw: None
         return
-    with Progress(TextColumn("[bold]step"), BarColumn(), MofNCompleteColumn(),
+    # Off a terminal (nohup, a log) the same display prints a plain line at a steady interval.
+    with progress(TextColumn("[bold]step"), BarColumn(), MofNCompleteColumn(),
                   TextColumn("{task.fields[info]}"), TimeElapsedColumn(),
-                  TimeRemainingColumn(), console=err_console, transient=True) as bar:
-        task = bar.add_task("train", total=total, completed=start, info="")
+                  EtaColumn(), transient=True) as bar:
+        task = bar.add_task("step", total=total, completed=start, info="")
 
         def update(step: int, loss: float, lr: float, tps: float, mfu: float | None) -> None:
             m = "" if mfu is None else f", MFU {100 * mfu:.2f}%"

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -74,7 +75,7 @@ def _export(name: str, spec: Any, kind: str, out: Path, db: str | None,
             opts: dict[str, Any]) -> str:
     """The dataset prefix of a data entry, exporting it first when needed."""
     from ortrex.export.cpt import CptOptions, run_cpt
-    from ortrex.export.sft import SftOptions, run_sft
+    from ortrex.export.sft import SftOptions, long_warning, run_sft
 
     if isinstance(spec, str):
         return spec
@@ -106,11 +107,15 @@ def _export(name: str, spec: Any, kind: str, out: Path, db: str | None,
                                             append_eod=bool(opts.get("append_eod", True))),
                     record_db=db, **src)
         else:
-            run_sft(prefix, opts=SftOptions(
+            sft = SftOptions(
                 prompt_type=str(opts.get("prompt_type", "deepseek4")),
                 thinking=bool(opts.get("enable_thinking", False)),
                 pack=bool(opts.get("pack", False)),
-                seq_length=int(opts.get("seq_length") or 8192)), record_db=db, **src)
+                seq_length=int(opts.get("seq_length") or 8192),
+                long=str(opts.get("long", "drop")))  # as `ortrex export sft`: never cut silently
+            warning = long_warning(run_sft(prefix, opts=sft, record_db=db, **src), sft)
+            if warning:
+                print(f"warning: {prefix}: {warning}", file=sys.stderr)
     return f"{prefix}_{spec.get('key', 'text')}_document" if kind == "cpt" else str(prefix)
 
 

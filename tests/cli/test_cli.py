@@ -161,3 +161,11 @@ def test_a_command_runs_in_an_app_holding_only_it() -> None:
     full = get_command(app).commands["equiv"]  # type: ignore[attr-defined]
     one = get_command(_app_for(["equiv"])).commands["equiv"]  # type: ignore[attr-defined]
     assert [p.opts for p in one.params] == [p.opts for p in full.params]
+
+
+def test_shell_completion_scripts_and_completions() -> None:
+    r = run_cli("--show-completion", "bash")
+    assert r.returncode == 0 and "_ORTREX_COMPLETE=complete_bash" in r.stdout, r.stderr
+    r = run_cli(env={"_ORTREX_COMPLETE": "complete_bash", "COMP_WORDS": "ortrex export ",
+                     "COMP_CWORD": "2"})
+    assert {"cpt", "sft", "verify", "mix"} <= set(r.stdout.split()), r.stdout + r.stderr

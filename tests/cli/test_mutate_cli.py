@@ -35,7 +35,7 @@ def test_mutate_bad_input(tmp_path: Path) -> None:
                    "--db", db).returncode == 0
     for args, needle in ((("--operators", "teleport", "--from", "true"), "unknown operator"),
                          (("--from", "family = 'nothing'"), "selects no accepted instance"),
-                         (("--from", "bad column here"), "--from filter failed"),
+                         (("--from", "bad column here"), "(the filter can use: semantic_id"),
                          ((), "--from is empty")):
         r = run_cli("mutate", *args, "--db", db)
         assert r.returncode == 2, (args, r.stderr)

@@ -38,7 +38,7 @@ def test_recipe_runs_its_stages_and_selects(corpus: dict[str, Path], store: Path
                  "sft_general": {"prefix": str(corpus["general_sft"])},
                  "general_share": 0.12},
         "valid": {"or": {"heldout": True}, "general": {"prefix": str(corpus["general"])}},
-        "export": {"seq_length": 128},
+        "export": {"seq_length": 128, "long": "keep"},  # a toy length: cut, not dropped
         "stages": {"cpt": {"train_iters": 2, "lr": 5.0e-3, "seq_length": 64},
                    "sft1": {"train_iters": 1},
                    "sft2": {"train_iters": 1}},

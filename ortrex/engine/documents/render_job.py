@@ -282,8 +282,10 @@ class RenderWriter(BatchWriter):
     decontamination), in task order, then batched, transactional inserts."""
 
     def __init__(self, store: Store, spec: RenderSpec, decontaminator: Decontaminator | None,
-                 report: RenderReport, batch: int = 128) -> None:
-        super().__init__(store, RENDER_TABLES, batch)
+                 report: RenderReport, batch: int = 128, max_delay: float = 2.0) -> None:
+        # A batch waits at most ``max_delay`` seconds, so a reader watching the store sees
+        # the corpus grow while the job runs.
+        super().__init__(store, RENDER_TABLES, batch, max_delay)
         self.spec, self.report = spec, report
         ctx = CorpusContext(store, spec.near_duplicate, decontaminator)
         self.judges = [c.start(ctx) for c in corpus_checks()]

@@ -128,8 +128,8 @@ def select_parents(store: Store, selection: str) -> list[Parent]:
     try:
         df = store.query(f"{query} ORDER BY semantic_id", params)
     except (duckdb.Error, QueryError) as exc:
-        msg = str(exc).splitlines()[0].removeprefix("SQL error: ")
-        raise JobError(f"the --from filter failed: {msg}") from None
+        raise JobError(store.filter_error("--from", selection, exc,
+                                          f"SELECT * FROM ({PARENTS_SQL}) p")) from None
     if df.height == 0:
         raise JobError(f"--from {selection!r} selects no accepted instance with a semantic "
                        "model")

@@ -221,11 +221,15 @@ class GenerateWriter(BatchWriter):
         self.buffered_models: dict[str, bytes] = {}  # accepted, not yet committed
         self.collisions = 0  # equal fingerprints that the checker proved different
         self.accepted = 0  # accepted by this writer (the job stops at its target)
+        # The cause of the latest tasks while none was accepted (a job whose every task fails
+        # alike, as under a broken solver licence, would otherwise draw tasks for ever).
+        self.streak: tuple[str | None, int] = (None, 0)
 
     def add(self, task: tuple[JobSpec, int], r: TaskRecord) -> None:
         """Buffer one finished task (the driver's call)."""
         ok, reason = self.record(r)
         self.accepted += ok
+        self.note(None if ok else f"rejected: {reason}")
         if self.on_result:
             self.on_result(r, ok, reason, self.report)
 
@@ -293,6 +297,17 @@ class GenerateWriter(BatchWriter):
         self.report.tasks += 1
         self.report.failed += 1
         self.report.by_family.setdefault(family, Counter())["failed"] += 1
+        self.note(f"failed: {failed_reason(failure)}")
+
+    def note(self, cause: str | None) -> None:
+        """Count the latest task into the streak of one cause (an acceptance ends it)."""
+        last, n = self.streak
+        self.streak = (cause, n + 1 if cause == last else 1) if cause else (None, 0)
+
+    def futile(self, accepted_before: int) -> bool:
+        """Whether ``FUTILE`` tasks in a row failed or were rejected for one cause and the run
+        never accepted anything: the job stops (and the command says why, exit 1)."""
+        return (accepted_before == 0 and self.accepted == 0 and self.streak[1] >= FUTILE)
 
     def model(self, iid: str) -> CanonicalModel:
         """An accepted instance's model, from the buffer or the store."""
@@ -333,6 +348,9 @@ def _progress_so_far(store: Store, run_id: str) -> tuple[int, int]:
     return int(n or 0), int(a or 0)
 
 
+FUTILE = 64  # tasks in a row with one cause and nothing accepted: the job cannot succeed
+
+
 def run_job(store: Store, spec: JobSpec, workers: int = 1, resume: bool = False,
             executor: Executor | None = None,
             on_result: Callable[[TaskRecord, bool, str | None, JobReport], None] | None = None,
@@ -362,7 +380,8 @@ def run_job(store: Store, spec: JobSpec, workers: int = 1, resume: bool = False,
         finish_run(store, run_id, _counts(report))
 
     run_batch(((spec, k) for k in range(done, 2**31)), _task, writer, executor=executor,
-              workers=workers, finish=finish, stop=lambda: writer.accepted >= target)
+              workers=workers, finish=finish,
+              stop=lambda: writer.accepted >= target or writer.futile(accepted))
     return report
 
 

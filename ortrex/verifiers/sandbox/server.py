@@ -24,6 +24,7 @@ import socket
 import struct
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 from typing import NoReturn
@@ -214,10 +215,14 @@ class Sandbox:
         self.root = root
         self.template_s = template_s
         hidden = hidden_paths()
+        # The server's stderr goes to a file, not the user's terminal: a server that cannot
+        # start (a broken site hook, a missing library) is then one line in the error below
+        # instead of a Python fatal-error dump per worker.
+        self._err = tempfile.TemporaryFile()  # noqa: SIM115 (lives as long as the server)
         self.proc = subprocess.Popen(
             [sys.executable, "-c", "from ortrex.verifiers.sandbox.server import serve; serve()"],
-            stdin=subprocess.PIPE, stdout=subprocess.PIPE, start_new_session=True,
-            env=server_env())
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self._err,
+            start_new_session=True, env=server_env())
         self.lock = threading.Lock()
         self._to = self.proc.stdin.fileno()  # type: ignore[union-attr]
         self._from = self.proc.stdout.fileno()  # type: ignore[union-attr]
@@ -231,7 +236,8 @@ class Sandbox:
             hello = None
         if hello != "ready":
             self._kill()
-            raise RuntimeError(f"sandbox fork server {why}")
+            cause = self._last_error()
+            raise RuntimeError(f"sandbox fork server {why}" + (f": {cause}" if cause else ""))
         _warn_once(self.isolation)
 
     def run(self, job: Job) -> RunResult:
@@ -242,7 +248,9 @@ class Sandbox:
         wait_s = job.limits.wall_s + 2 * _GRACE_S + self.template_s
         with self.lock:
             if self.proc.poll() is not None:
-                raise RuntimeError(f"sandbox fork server died (exit {self.proc.returncode})")
+                cause = self._last_error()
+                raise RuntimeError(f"sandbox fork server died (exit {self.proc.returncode})"
+                                   + (f": {cause}" if cause else ""))
             t0 = time.monotonic()
             deadline = t0 + wait_s
             try:
@@ -263,6 +271,14 @@ class Sandbox:
             if result.stderr.startswith(_TEMPLATE_GONE):
                 self._kill()  # it is exiting (TemplateDied): make it dead now, for the pool
             return result
+
+    def _last_error(self) -> str:
+        """The last line the server wrote to stderr (its exception), if any."""
+        with contextlib.suppress(OSError):
+            self._err.seek(max(self._err.seek(0, os.SEEK_END) - 4096, 0))
+            lines = [ln.strip() for ln in self._err.read().decode(errors="replace").splitlines()]
+            return next((ln for ln in reversed(lines) if ln), "")[:300]
+        return ""
 
     def _kill(self) -> None:
         """Kill the server's whole process group (server and template; supervisors have
@@ -286,6 +302,8 @@ class Sandbox:
             except subprocess.TimeoutExpired:
                 self.proc.kill()
                 self.proc.wait()
+        with contextlib.suppress(OSError):
+            self._err.close()
 
     def __enter__(self) -> Sandbox:
         return self
