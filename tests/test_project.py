@@ -245,3 +245,17 @@ def test_pytest_runs_without_xdist_and_collect_only_gives_its_total() -> None:
                        text=True, timeout=300)
     assert r.returncode == 0, r.stdout + r.stderr
     assert r.stdout.strip().splitlines()[-1].startswith("1 test collected"), r.stdout
+
+
+def test_the_top_level_api_resolves_lazily() -> None:
+    import subprocess
+    import sys
+
+    code = ("import sys, ortrex\nassert 'duckdb' not in sys.modules, 'DuckDB loaded'\n"
+            "missing = [n for n in ortrex.__all__ if getattr(ortrex, n, None) is None]\n"
+            "assert not missing, missing\n"
+            "from ortrex.verifiers.equivalence import check_equivalence\n"
+            "assert ortrex.check_equivalence is check_equivalence\n"
+            "print(len(ortrex.__all__))\n")
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0 and int(r.stdout) >= 10, r.stderr

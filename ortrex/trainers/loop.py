@@ -302,7 +302,7 @@ def train(cfg: TrainConfig, d: Dist, db: str | None, show_progress: bool = True,
         if log:
             log.close()
     if d.main:
-        observe.plot(out / observe.LOG, out / observe.PLOT, f"{cfg.stage} {out.name}")
+        observe.plot(out / observe.LOG, out / observe.PLOT, observe.title(cfg.stage, out))
     res.peak_memory = _peak_memory(d.device)
     if d.main and db:
         record.finish(db, rid, {"steps": cfg.train_iters, "resumed_from": start,

@@ -51,6 +51,13 @@ class Log:
         self.f.close()
 
 
+def title(stage: str, out: Path) -> str:
+    """The plot's title: the stage, and the run folder where it says more (a run in
+    ``runs/cpt`` is "CPT", not "cpt cpt")."""
+    name = out.resolve().name
+    return stage.upper() if name.lower() in (stage.lower(), "") else f"{stage.upper()}: {name}"
+
+
 def plot(log_path: Path, out: Path, title: str) -> Path | None:
     """Training and validation losses and the learning rate against the step (PNG)."""
     rows = read_log(log_path)

@@ -188,16 +188,97 @@ def _unmatched(values: np.ndarray, ta: np.ndarray, tb: np.ndarray
     return float(values[np.flatnonzero(ta == ua[k])[0]]), int(ca[k]), int(count_b[k])
 
 
+def _first(ta: np.ndarray, tb: np.ndarray) -> int | None:
+    """Where in ``ta`` the first token occurring more often in A than in B is."""
+    ua, ca = np.unique(ta, return_counts=True)
+    ub, cb = np.unique(tb, return_counts=True)
+    pos = np.minimum(np.searchsorted(ub, ua), max(ub.size - 1, 0))
+    count_b = np.where((ub.size > 0) & (ub[pos] == ua), cb[pos] if ub.size else 0, 0)
+    extra = np.flatnonzero(ca > count_b)
+    return int(np.flatnonzero(ta == ua[int(extra[0])])[0]) if extra.size else None
+
+
+Locate = Callable[[int], str]
+
+
+def _var(s: Side, j: int, value: str) -> str:
+    return f"variable {s.model.var_names[j]!r} ({value})"
+
+
+def _row(s: Side, r: int) -> str:
+    """The original row a normalised row came from, with its bounds as written."""
+    m, k = s.model, int(s.nm.origin[r])
+    lo, hi = m.row_lower[k], m.row_upper[k]
+    bounds = (f"= {hi:.10g}" if lo == hi else f"<= {hi:.10g}" if lo == -np.inf else
+              f">= {lo:.10g}" if hi == np.inf else f"in [{lo:.10g}, {hi:.10g}]")
+    return f"row {m.row_names[k]!r} ({bounds})"
+
+
+def _entry(s: Side, nz: int) -> str:
+    """The original coefficient a normalised nonzero came from: row, variable, value."""
+    nm, m = s.nm, s.model
+    r = int(nm.A.row_of_entry()[nz])
+    j = int(nm.A.indices[nz])
+    k = int(nm.origin[r])
+    lo, hi = int(m.csr.indptr[k]), int(m.csr.indptr[k + 1])
+    at = lo + int(np.searchsorted(m.csr.indices[lo:hi], j))  # columns sorted within a row
+    value = float(m.csr.data[at]) if at < hi and m.csr.indices[at] == j else 0.0
+    return f"row {m.row_names[k]!r}, variable {m.var_names[j]!r} (coefficient {value:.10g})"
+
+
+def _by_name(a: Side, b: Side, ta: np.ndarray, tb: np.ndarray,
+             names: Callable[[Side], list[Any]] | None) -> tuple[int | None, int | None]:
+    """Where A and B, paired by name (a model and its edit), first hold different numbers."""
+    if names is None or ta.size > 200_000:
+        return None, None
+    na, nb = names(a), names(b)
+    if len(na) != ta.size or len(nb) != tb.size:
+        return None, None
+    in_b = {n: i for i, n in enumerate(nb)}
+    for i, n in enumerate(na):
+        j = in_b.get(n)
+        if j is not None and ta[i] != tb[j]:
+            return i, j
+    return None, None
+
+
+def _where(a: Side, b: Side, ta: np.ndarray, tb: np.ndarray,
+           locate: Callable[[Side, int], str] | None,
+           names: Callable[[Side], list[Any]] | None = None) -> str:
+    """" (in A: ...; in B: ...)": where the unmatched numbers are in the models as written
+    ('' for a comparison encoding, whose rows are not the file's)."""
+    if locate is None or a.enc is not None or b.enc is not None:
+        return ""
+    parts = []
+    try:
+        paired = _by_name(a, b, ta, tb, names)
+    except (IndexError, RuntimeError, AttributeError):
+        paired = (None, None)
+    for (side, name, x, y), at in zip(((a, "A", ta, tb), (b, "B", tb, ta)), paired,
+                                      strict=True):
+        i = at if paired[0] is not None else _first(x, y)
+        if i is not None:
+            try:
+                parts.append(f"in {name}: {locate(side, i)}")
+            except (IndexError, RuntimeError, AttributeError):  # a form the names do not reach
+                return ""
+    return f" ({'; '.join(parts)})" if parts else ""
+
+
 def _same_multiset(ta: np.ndarray, tb: np.ndarray) -> bool:
     return ta.size == tb.size and equal(sort(ta), sort(tb))
 
 
-def _differs(what: str, values: np.ndarray, ta: np.ndarray, tb: np.ndarray) -> str:
+def _differs(what: str, values: np.ndarray, ta: np.ndarray, tb: np.ndarray,
+             sides: tuple[Side, Side] | None = None,
+             locate: Callable[[Side, int], str] | None = None,
+             names: Callable[[Side], list[Any]] | None = None) -> str:
     found = _unmatched(values, ta, tb)
     if found is None:
         return f"{what} differ"
     v, na, nb = found
-    return f"{what} differ: {v:.10g} occurs {na} time{'s' * (na != 1)} in A, {nb} in B"
+    where = _where(*sides, ta, tb, locate, names) if sides else ""
+    return f"{what} differ: {v:.10g} occurs {na} time{'s' * (na != 1)} in A, {nb} in B{where}"
 
 
 def _quick_difference(a: Side, b: Side, fn: Callable[[np.ndarray], np.ndarray],
@@ -233,20 +314,52 @@ def _number_difference(a: Side, b: Side, fn: Callable[[np.ndarray], np.ndarray],
             return f"objective constants differ: {na.constant:.10g} vs {nb.constant:.10g} " \
                    "(in min form)"
         if not same("c"):
-            return _differs("objective coefficients (in min form)", na.c, a.tk["c"], b.tk["c"])
+            return _differs("objective coefficients (in min form)", na.c, a.tk["c"], b.tk["c"],
+                            (a, b), lambda s, j: _var(s, j, f"objective {s.model.obj[j]:.10g}"),
+                            _var_names)
         return _differs("quadratic objective coefficients", na.qobj[2], a.tk["qo"], b.tk["qo"])
     for what, key in (("variable lower bounds", "lb"), ("variable upper bounds", "ub")):
         if not same(key):
-            return _differs(what, getattr(na, key), a.tk[key], b.tk[key])
+            return _differs(what, getattr(na, key), a.tk[key], b.tk[key], (a, b),
+                            lambda s, j, k=key: _var(s, j, f"{k} {getattr(s.model, k)[j]:.10g}"),
+                            _var_names)
     if not same("rhs"):
         ga, gb = (s.nm.kind[s.rows] == GE for s in (a, b))
+        sel = {id(a): a.rows[ga], id(b): b.rows[gb]}
         return _differs("right-hand sides of inequalities (normalised)", na.rlo[a.rows[ga]],
-                        a.tk["rlo"][a.rows[ga]], b.tk["rlo"][b.rows[gb]])
+                        a.tk["rlo"][a.rows[ga]], b.tk["rlo"][b.rows[gb]], (a, b),
+                        lambda s, i: _row(s, int(sel[id(s)][i])),
+                        lambda s: [s.model.row_names[int(s.nm.origin[r])] for r in sel[id(s)]])
     # Coefficients: as signed values where the row's sign is fixed, up to sign where it is open.
     if not same("coef"):
         ta, va = coefficient_tokens(a)
-        return _differs("constraint coefficients (normalised)", va, ta, coefficient_tokens(b)[0])
+        return _differs("constraint coefficients (normalised)", va, ta, coefficient_tokens(b)[0],
+                        (a, b), lambda s, i: _entry(s, _kept_entry(s, i)), _entry_names)
     return ""
+
+
+def _var_names(s: Side) -> list[Any]:
+    return list(s.model.var_names)
+
+
+def _entry_names(s: Side) -> list[Any]:
+    """(row, variable) of each kept nonzero, as ``coefficient_tokens`` orders them."""
+    nm, m = s.nm, s.model
+    keep = np.zeros(nm.num_rows, dtype=bool)
+    keep[s.rows] = True
+    rows = nm.A.row_of_entry()
+    nz = np.flatnonzero(keep[rows])
+    return [(m.row_names[int(nm.origin[rows[k]])], m.var_names[int(nm.A.indices[k])])
+            for k in nz]
+
+
+def _kept_entry(s: Side, i: int) -> int:
+    """The nonzero of ``s.nm.A`` that is the ``i``-th of ``coefficient_tokens`` (kept rows)."""
+    if s.rows.size == s.nm.num_rows:
+        return i
+    keep = np.zeros(s.nm.num_rows, dtype=bool)
+    keep[s.rows] = True
+    return int(np.flatnonzero(keep[s.nm.A.row_of_entry()])[i])
 
 
 # ------------------------------------------------------------------ certificate checking
