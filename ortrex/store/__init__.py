@@ -8,7 +8,17 @@ from ortrex.store.errors import (
     StoreLockedError,
     StoreSchemaError,
 )
-from ortrex.store.schema import SCHEMA_VERSION, TABLES
+from ortrex.store.tables import SCHEMA_VERSION
+
+
+def __getattr__(name: str) -> object:
+    """``TABLES`` (the SQLModel classes) only when asked for: they cost ~0.7 s to import."""
+    if name == "TABLES":
+        from ortrex.store.schema import TABLES
+
+        return TABLES
+    raise AttributeError(f"module 'ortrex.store' has no attribute {name!r}")
+
 
 __all__ = [
     "DEFAULT_DB",

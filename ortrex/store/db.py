@@ -17,14 +17,11 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager, suppress
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import duckdb
 import polars as pl
 import pyarrow as pa
-import sqlalchemy as sa
-from duckdb_engine import Dialect
-from sqlalchemy.schema import CreateTable
 
 from ortrex.store.errors import (
     QueryError,
@@ -33,9 +30,10 @@ from ortrex.store.errors import (
     StoreLockedError,
     StoreSchemaError,
 )
-from ortrex.store.migrations import Migration, pending, stamp
-from ortrex.store.schema import SCHEMA_VERSION, TABLES
-from ortrex.store.views import LINEAGE_SQL
+from ortrex.store.tables import JSON_COLUMNS, SCHEMA_VERSION, TABLE_NAMES
+
+if TYPE_CHECKING:
+    from ortrex.store.migrations import Migration
 
 DEFAULT_DB = "ortrex.duckdb"
 _HEADERS = 3 * 4096  # a DuckDB file starts with its main header and two database headers
@@ -102,16 +100,12 @@ def _write_error(path: Path, exc: duckdb.Error) -> StoreError:
     return StoreError(f"cannot write to store {path}: {msg}")
 
 
-def _json_columns(table: str) -> set[str]:
-    return {c.name for c in TABLES[table].__table__.columns if isinstance(c.type, sa.JSON)}
-
-
 def _to_arrow(table: str, rows: pl.DataFrame | pa.Table | Sequence[dict[str, Any]]) -> pa.Table:
     if isinstance(rows, pa.Table):
         return rows
     if isinstance(rows, pl.DataFrame):
         return rows.to_arrow()
-    json_cols = _json_columns(table)
+    json_cols = JSON_COLUMNS.get(table, frozenset())
     # JSON columns take dicts and lists (serialised here) or ready JSON text (kept as is).
     records = [
         {k: (json.dumps(v, sort_keys=True, allow_nan=False)
@@ -261,6 +255,15 @@ class Store:
                 raise StoreSchemaError(f"{self.path} is a DuckDB database but not an ortrex store")
             if self.read_only:
                 raise StoreSchemaError(f"{self.path} is an empty database; run `ortrex init`")
+            # The table classes only here (a new store) and for migrations: importing them
+            # costs ~0.7 s that a command reading a store need not pay.
+            from duckdb_engine import Dialect
+            from sqlalchemy.schema import CreateTable
+
+            from ortrex.store.migrations import stamp
+            from ortrex.store.schema import TABLES
+            from ortrex.store.views import LINEAGE_SQL
+
             with self.transaction():
                 dialect = Dialect()
                 for model in TABLES.values():
@@ -280,6 +283,8 @@ class Store:
             if self.read_only or not self.migrate:
                 raise StoreSchemaError(f"{self.path} has schema v{version}; run `ortrex init` "
                                        f"to migrate it to v{target}")
+            from ortrex.store.migrations import pending, stamp
+
             steps = pending(version, migrations, target)
             with self.transaction():
                 for step in steps:
@@ -332,7 +337,7 @@ class Store:
         ``on_conflict``: ``ignore`` keeps existing rows with the same id (idempotent reruns),
         ``replace`` overwrites them (a verification re-run replaces the old verdict).
         """
-        if table not in TABLES:
+        if table not in TABLE_NAMES:
             raise ValueError(f"unknown table {table!r}")
         verb = {"ignore": "INSERT OR IGNORE", "replace": "INSERT OR REPLACE"}[on_conflict]
         tbl = _to_arrow(table, rows)
@@ -387,6 +392,6 @@ class Store:
         """Row count of every ortrex table."""
         try:
             return {t: int(self.conn.execute(f"SELECT count(*) FROM {t}").fetchall()[0][0])
-                    for t in TABLES if t != "schema_version"}
+                        for t in TABLE_NAMES if t != "schema_version"}
         finally:
             self._let_go()

@@ -8,7 +8,7 @@ from datetime import UTC, datetime
 
 import duckdb
 
-from ortrex.store.schema import SCHEMA_VERSION
+from ortrex.store.tables import SCHEMA_VERSION
 
 
 @dataclass(frozen=True)

@@ -13,7 +13,7 @@ from typing import Any
 import sqlalchemy as sa
 from sqlmodel import Field, SQLModel
 
-SCHEMA_VERSION = 6
+from ortrex.store.tables import SCHEMA_VERSION  # noqa: F401 (defined with the names)
 
 
 def _double(**kw: Any) -> Any:

@@ -227,3 +227,29 @@ def test_a_store_locked_by_another_process(tmp_path: Path) -> None:
             if time.time() > deadline:
                 raise
             time.sleep(0.1)
+
+
+def test_the_plain_table_facts_are_the_schema_s() -> None:
+    import sqlalchemy as sa
+
+    from ortrex.store.schema import TABLES
+    from ortrex.store.tables import JSON_COLUMNS, TABLE_NAMES
+
+    assert tuple(TABLES) == TABLE_NAMES
+    json_cols = {t: frozenset(c.name for c in m.__table__.columns if isinstance(c.type, sa.JSON))
+                 for t, m in TABLES.items()}
+    assert {t: c for t, c in json_cols.items() if c} == JSON_COLUMNS
+
+
+def test_reading_a_store_does_not_import_the_table_classes(tmp_path: Path) -> None:
+    import subprocess
+    import sys
+
+    path = tmp_path / "r.duckdb"
+    Store(path, create=True).close()
+    code = ("import sys\nfrom ortrex.store import Store\n"
+            "with Store(sys.argv[1], read_only=True) as s:\n    s.counts()\n"
+            "print('sqlmodel' in sys.modules, 'sqlalchemy' in sys.modules)\n")
+    r = subprocess.run([sys.executable, "-c", code, str(path)], capture_output=True, text=True,
+                       timeout=120)
+    assert r.returncode == 0 and r.stdout.split() == ["False", "False"], r.stdout + r.stderr
