@@ -1,8 +1,10 @@
 """Optional LLM paraphrase of statements through any OpenAI-compatible chat endpoint.
 
-Requests are cached on disk (key: endpoint, model, messages, temperature), retried with
-exponential backoff on rate limits, server errors and network failures, and never trusted: the
-caller runs the same fidelity check on the result and keeps the template statement when it fails.
+Requests are cached on disk (key: endpoint, model, messages, temperature), sent by the
+``openai`` package's client, the one HTTP stack ortrex uses for OpenAI-compatible endpoints
+(``ortrex eval`` and ``distill`` use it too: it retries 408, 409, 429, 5xx and connection
+errors with exponential backoff), and never trusted: the caller runs the same fidelity check on
+the result and keeps the template statement when it fails.
 """
 
 from __future__ import annotations
@@ -10,17 +12,13 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import random
-import time
 from dataclasses import dataclass
 from pathlib import Path
-
-import httpx
+from typing import Any
 
 SYSTEM = ("You rewrite optimization problem statements. Keep every number, every name of an "
           "item, every table and every file name exactly as written; change only the wording "
           "and sentence order. Do not add numbers. Answer with the rewritten statement only.")
-RETRY_STATUS = frozenset({408, 409, 429, 500, 502, 503, 504})
 
 
 class LLMError(RuntimeError):
@@ -37,7 +35,6 @@ class LLMConfig:
     temperature: float = 0.7
     timeout_s: float = 60.0
     retries: int = 4
-    backoff_s: float = 0.5
     cache_dir: Path | None = None
 
 
@@ -45,11 +42,13 @@ class Paraphraser:
     """Chat-completion client with a disk cache and retries."""
 
     def __init__(self, cfg: LLMConfig) -> None:
+        from openai import OpenAI
+
         self.cfg = cfg
-        key = cfg.api_key or os.environ.get("OPENAI_API_KEY")
-        headers = {"Authorization": f"Bearer {key}"} if key else {}
-        self.client = httpx.Client(base_url=cfg.base_url.rstrip("/"), headers=headers,
-                                   timeout=cfg.timeout_s)
+        # A local server needs no key; the client insists on one, so it gets a placeholder.
+        key = cfg.api_key or os.environ.get("OPENAI_API_KEY") or "EMPTY"
+        self.client: Any = OpenAI(base_url=cfg.base_url.rstrip("/"), api_key=key,
+                                  timeout=cfg.timeout_s, max_retries=cfg.retries)
         self.cache = cfg.cache_dir
         if self.cache is not None:
             self.cache.mkdir(parents=True, exist_ok=True)
@@ -69,34 +68,29 @@ class Paraphraser:
         path = self.cache / f"{self._key(messages)}.json" if self.cache else None
         if path is not None and path.exists():
             return json.loads(path.read_text())["content"]
-        body = {"model": self.cfg.model, "messages": messages,
-                "temperature": self.cfg.temperature}
-        last = ""
-        for attempt in range(self.cfg.retries + 1):
-            if attempt:
-                time.sleep(self.cfg.backoff_s * 2 ** (attempt - 1) * (1 + random.random() / 4))
-            try:
-                self.requests += 1
-                r = self.client.post("/chat/completions", json=body)
-            except httpx.TransportError as exc:
-                last = f"{type(exc).__name__}: {exc}"
-                continue
-            if r.status_code in RETRY_STATUS:
-                last = f"HTTP {r.status_code}"
-                continue
-            if r.status_code != 200:
-                raise LLMError(f"{self.cfg.base_url}: HTTP {r.status_code}: {r.text[:200]}")
-            try:
-                content = r.json()["choices"][0]["message"]["content"]
-            except (ValueError, KeyError, IndexError, TypeError) as exc:
-                raise LLMError(f"{self.cfg.base_url}: unexpected reply ({exc})") from None
-            if path is not None:
-                tmp = path.with_suffix(".tmp")
-                tmp.write_text(json.dumps({"content": content}))
-                os.replace(tmp, path)
-            return str(content)
-        raise LLMError(f"{self.cfg.base_url}: no answer after {self.cfg.retries + 1} tries "
-                       f"({last})")
+        import openai
+
+        self.requests += 1
+        try:
+            r = self.client.chat.completions.create(
+                model=self.cfg.model, messages=messages, temperature=self.cfg.temperature)
+        except openai.APIStatusError as exc:
+            raise LLMError(f"{self.cfg.base_url}: HTTP {exc.status_code}: "
+                           f"{str(exc.message)[:200]}") from None
+        except openai.APIConnectionError as exc:  # timeouts too, after the client's retries
+            raise LLMError(f"{self.cfg.base_url}: no answer after {self.cfg.retries + 1} tries "
+                           f"({type(exc).__name__}: {exc})") from None
+        try:
+            content = r.choices[0].message.content
+        except (AttributeError, IndexError, TypeError) as exc:
+            raise LLMError(f"{self.cfg.base_url}: unexpected reply ({exc})") from None
+        if not isinstance(content, str):
+            raise LLMError(f"{self.cfg.base_url}: unexpected reply (no message content)")
+        if path is not None:
+            tmp = path.with_suffix(".tmp")
+            tmp.write_text(json.dumps({"content": content}))
+            os.replace(tmp, path)
+        return content
 
     def paraphrase(self, statement: str) -> str:
         """A rewording of ``statement`` (unchecked: run the fidelity check on it)."""
