@@ -174,20 +174,6 @@ def as_model(x: ModelLike) -> CanonicalModel:
 
 
 # ------------------------------------------------------------------ diagnosis
-def _unmatched(values: np.ndarray, ta: np.ndarray, tb: np.ndarray
-               ) -> tuple[float, int, int] | None:
-    """A value of A whose token occurs more often in A than in B, with both counts."""
-    ua, ca = np.unique(ta, return_counts=True)
-    ub, cb = np.unique(tb, return_counts=True)
-    pos = np.minimum(np.searchsorted(ub, ua), max(ub.size - 1, 0))
-    count_b = np.where((ub.size > 0) & (ub[pos] == ua), cb[pos] if ub.size else 0, 0)
-    extra = np.flatnonzero(ca > count_b)
-    if not extra.size:
-        return None
-    k = int(extra[0])
-    return float(values[np.flatnonzero(ta == ua[k])[0]]), int(ca[k]), int(count_b[k])
-
-
 def _first(ta: np.ndarray, tb: np.ndarray) -> int | None:
     """Where in ``ta`` the first token occurring more often in A than in B is."""
     ua, ca = np.unique(ta, return_counts=True)
@@ -198,7 +184,13 @@ def _first(ta: np.ndarray, tb: np.ndarray) -> int | None:
     return int(np.flatnonzero(ta == ua[int(extra[0])])[0]) if extra.size else None
 
 
-Locate = Callable[[int], str]
+def _unmatched(values: np.ndarray, ta: np.ndarray, tb: np.ndarray
+               ) -> tuple[float, int, int] | None:
+    """A value of A whose token occurs more often in A than in B, with both counts."""
+    i = _first(ta, tb)
+    if i is None:
+        return None
+    return float(values[i]), int(np.count_nonzero(ta == ta[i])), int(np.count_nonzero(tb == ta[i]))
 
 
 def _var(s: Side, j: int, value: str) -> str:
